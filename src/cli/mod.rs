@@ -1,0 +1,127 @@
+//! Command-line definitions and dispatch.
+
+mod load;
+mod run;
+mod summary;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+pub use load::BadInput;
+
+/// Execution-based evaluation of model-generated code.
+#[derive(Debug, Parser)]
+#[command(name = "execscope", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Task file to preload in the desktop app.
+    #[arg(long, global = false)]
+    pub tasks: Option<PathBuf>,
+    /// Generations file to preload in the desktop app.
+    #[arg(long, global = false)]
+    pub generations: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Evaluate generations headless: progress on stderr, summary on stdout.
+    Run(RunArgs),
+    /// Check a task file and print every validation error (exit 1 if any).
+    Validate {
+        /// The task file (lesson-70, HumanEval or MBPP; .gz is fine).
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Task file (lesson-70 JSONL, HumanEval JSONL, MBPP JSONL or sanitized MBPP JSON;
+    /// .gz is fine). Without it the embedded demo set runs.
+    #[arg(long)]
+    pub tasks: Option<PathBuf>,
+    /// Generations file (JSONL with task_id and generation|completion|solution, or a
+    /// bigcode generations.json list of lists).
+    #[arg(long, conflicts_with = "reference")]
+    pub generations: Option<PathBuf>,
+    /// Evaluate the task file's own reference solutions (HumanEval canonical
+    /// solutions, MBPP code) instead of a generations file.
+    #[arg(long)]
+    pub reference: bool,
+    /// Wall-clock timeout per candidate in seconds (a task's metadata.timeout_s
+    /// overrides it; at most 30).
+    #[arg(long, default_value_t = 3.0, value_parser = parse_timeout)]
+    pub timeout: f64,
+    /// Cap on each of stdout and stderr per candidate, in bytes.
+    #[arg(long, default_value_t = execscope::sandbox::DEFAULT_OUTPUT_CAP)]
+    pub output_cap: u64,
+    /// Worker threads [default: number of cores].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub workers: Option<u16>,
+    /// Python interpreter (a command on PATH or a path); resolved once to its real
+    /// executable.
+    #[arg(long, default_value = "python3")]
+    pub python: String,
+    /// Comma-separated modules to deny [default: subprocess, socket, shutil,
+    /// requests, urllib, ctypes, http.client, asyncio.subprocess]; "" denies none.
+    #[arg(long, value_delimiter = ',')]
+    pub deny: Option<Vec<String>>,
+    /// Write the run file (JSON) here.
+    #[arg(long, value_name = "RUN.json")]
+    pub json: Option<PathBuf>,
+    /// Write the per-candidate CSV here.
+    #[arg(long, value_name = "OUT.csv")]
+    pub csv: Option<PathBuf>,
+    /// Write the per-task CSV (n, c, mean score, pass@k) here.
+    #[arg(long, value_name = "TASKS.csv")]
+    pub task_csv: Option<PathBuf>,
+    /// The ks to report, comma-separated [default: 1, 10, 100 where defined].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<Vec<u32>>,
+    /// Run the valid records even when some lines of the task or generations file
+    /// are invalid or name unknown tasks (they are listed and left out).
+    #[arg(long, alias = "allow-bad-input")]
+    pub allow_bad_tasks: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_timeout(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if v > 0.0 && v.is_finite() {
+        Ok(v.min(30.0))
+    } else {
+        Err("the timeout must be a positive number of seconds".into())
+    }
+}
+
+pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Validate { file }) => load::validate(&file),
+        None => {
+            let _ = (cli.tasks, cli.generations);
+            eprintln!(
+                "execscope: the desktop app is not part of this build yet; evaluate headless with\n  \
+                 execscope run [--tasks F --generations G]   (no files: the embedded demo set)"
+            );
+            Ok(ExitCode::from(2))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,118 @@
+//! `execscope run`: load, plan, resolve the interpreter, run with a progress bar,
+//! print the summary, export.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use execscope::engine::{self, EngineEvent, RunSettings};
+use execscope::passk;
+use execscope::plan::Plan;
+use execscope::report::{self, InputRecord, RunContext, RunFile};
+use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter, Limits};
+
+use super::{RunArgs, load, summary};
+
+pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let (tasks, gens) = load::inputs(args)?;
+    let plan = Arc::new(Plan::build(&tasks, &gens));
+    load::check_plan(&plan, args.allow_bad_tasks)?;
+    for path in [&args.json, &args.csv, &args.task_csv]
+        .into_iter()
+        .flatten()
+    {
+        // Fail before running, not after, when an output cannot be written.
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let python = Interpreter::resolve(&args.python)?;
+    let settings = RunSettings {
+        limits: Limits {
+            timeout: Duration::from_secs_f64(args.timeout),
+            output_cap: args.output_cap,
+            denylist: match &args.deny {
+                Some(list) => list
+                    .iter()
+                    .map(|s| s.trim().to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+                None => DEFAULT_DENYLIST.iter().map(|s| s.to_string()).collect(),
+            },
+        },
+        workers: args
+            .workers
+            .map_or_else(engine::default_workers, usize::from),
+    };
+    eprintln!(
+        "execscope: {} candidate(s) from {} task(s) ({}), python {} at {}, {} worker(s)",
+        plan.jobs.len(),
+        plan.tasks.len(),
+        tasks.format.label(),
+        python.version,
+        python.executable.display(),
+        settings.workers
+    );
+    if !tasks.skipped.is_empty() {
+        eprintln!(
+            "execscope: {} non-code_exec task(s) skipped (not executed)",
+            tasks.skipped.len()
+        );
+    }
+
+    let bar = summary::progress_bar(plan.jobs.len() as u64, args.quiet);
+    let done = engine::run_blocking(&plan, &python, &settings, |ev| {
+        if let EngineEvent::Progress { done, .. } = ev {
+            bar.set_position(*done as u64);
+        }
+    })?;
+    bar.finish_and_clear();
+    if let Some(failure) = &done.failure {
+        anyhow::bail!("the run stopped early: {failure}");
+    }
+
+    let ks: Vec<usize> = match &args.k {
+        Some(ks) => ks.iter().map(|&k| k as usize).collect(),
+        None => passk::default_ks(done.store.max_n()),
+    };
+    summary::print(&done.store, &ks, done.elapsed, &python)?;
+
+    let run_file = RunFile::from_store(
+        &done.store,
+        &RunContext {
+            settings: &settings,
+            python: &python,
+            tasks: input_record(&tasks.path, &tasks.sha256),
+            generations: input_record(&gens.path, &gens.sha256),
+            ks: &ks,
+            elapsed_s: done.elapsed.as_secs_f64(),
+            cancelled: false,
+            skipped: &tasks.skipped,
+            missing: &plan.missing,
+        },
+    );
+    if let Some(path) = &args.json {
+        run_file.save(path)?;
+        eprintln!("execscope: run file written to {}", path.display());
+    }
+    if let Some(path) = &args.csv {
+        report::write_candidates_csv(&done.store, path)?;
+        eprintln!("execscope: per-candidate CSV written to {}", path.display());
+    }
+    if let Some(path) = &args.task_csv {
+        report::write_tasks_csv(&done.store, &ks, path)?;
+        eprintln!("execscope: per-task CSV written to {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn input_record(path: &Path, sha256: &str) -> InputRecord {
+    InputRecord {
+        path: path.display().to_string(),
+        sha256: sha256.to_owned(),
+    }
+}

@@ -1,0 +1,287 @@
+//! The engine: a pool of worker threads that takes the jobs of a [`Plan`] in
+//! order, runs each in the sandbox and reports over a `flume` channel. A waker is
+//! called after every send (the GUI passes `request_repaint`). Cancelling kills the
+//! running children at once. Results do not depend on the worker count.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::plan::Plan;
+use crate::sandbox::{self, CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
+use crate::store::Store;
+
+/// Settings of one run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RunSettings {
+    /// Limits for every candidate.
+    pub limits: Limits,
+    /// Worker threads (each runs one candidate at a time).
+    pub workers: usize,
+}
+
+impl Default for RunSettings {
+    fn default() -> Self {
+        RunSettings {
+            limits: Limits::default(),
+            workers: default_workers(),
+        }
+    }
+}
+
+/// One worker per available core.
+pub fn default_workers() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+}
+
+/// What the engine reports while it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineEvent {
+    /// Job `job` started.
+    Started {
+        /// Index into the plan's jobs.
+        job: usize,
+    },
+    /// Job `job` finished with `result`.
+    Finished {
+        /// Index into the plan's jobs.
+        job: usize,
+        /// Its result.
+        result: CandidateResult,
+    },
+    /// `done` of `total` jobs have finished.
+    Progress {
+        /// Finished jobs.
+        done: usize,
+        /// All jobs.
+        total: usize,
+    },
+    /// The host could not run candidates (interpreter vanished, out of processes);
+    /// the run stops.
+    Failed {
+        /// What went wrong.
+        message: String,
+    },
+    /// The run ended; sent exactly once, last.
+    Done {
+        /// Wall-clock time of the run.
+        elapsed: Duration,
+        /// Whether it was cancelled (or stopped by a failure) before all jobs ran.
+        cancelled: bool,
+    },
+}
+
+/// Something to call after every event, so a UI can wake up.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// A running engine.
+pub struct EngineHandle {
+    cancel: Arc<CancelToken>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl EngineHandle {
+    /// Stops the run: running candidates are killed, queued ones never start.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Whether every worker has exited.
+    pub fn is_finished(&self) -> bool {
+        self.threads.iter().all(JoinHandle::is_finished)
+    }
+
+    /// Waits for every worker to exit.
+    pub fn join(self) {
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Shared {
+    plan: Arc<Plan>,
+    python: Interpreter,
+    settings: RunSettings,
+    events: flume::Sender<EngineEvent>,
+    waker: Waker,
+    cancel: Arc<CancelToken>,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    live: AtomicUsize,
+    started: Instant,
+}
+
+impl Shared {
+    fn send(&self, event: EngineEvent) {
+        // A dropped receiver means nobody listens any more: stop quietly.
+        if self.events.send(event).is_err() {
+            self.cancel.cancel();
+        }
+        (self.waker)();
+    }
+
+    fn timeout_for(&self, task: usize) -> Duration {
+        let per_task = self.plan.tasks.get(task).and_then(|t| t.timeout_s);
+        per_task
+            .map(Duration::from_secs_f64)
+            .unwrap_or(self.settings.limits.timeout)
+            .min(sandbox::MAX_TIMEOUT)
+    }
+
+    fn work(&self) {
+        let total = self.plan.jobs.len();
+        loop {
+            if self.cancel.is_cancelled() {
+                break;
+            }
+            let index = self.next.fetch_add(1, Ordering::SeqCst);
+            let Some(job) = self.plan.jobs.get(index) else {
+                break;
+            };
+            self.send(EngineEvent::Started { job: index });
+            let total_assertions = self
+                .plan
+                .tasks
+                .get(job.task)
+                .map_or(0, |t| t.assertions.len());
+            let outcome = match &job.program {
+                Err(why) => Ok(CandidateResult::not_run(why, total_assertions)),
+                Ok(program) => sandbox::run_candidate(
+                    &self.python,
+                    &self.settings.limits,
+                    self.timeout_for(job.task),
+                    program,
+                    Some(&self.cancel),
+                ),
+            };
+            match outcome {
+                Ok(result) => {
+                    self.send(EngineEvent::Finished { job: index, result });
+                    let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+                    self.send(EngineEvent::Progress { done, total });
+                }
+                Err(SandboxError::Cancelled) => break,
+                Err(e) => {
+                    self.cancel.cancel();
+                    self.send(EngineEvent::Failed {
+                        message: e.to_string(),
+                    });
+                    break;
+                }
+            }
+        }
+        if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let cancelled = self.done.load(Ordering::SeqCst) < total;
+            self.send(EngineEvent::Done {
+                elapsed: self.started.elapsed(),
+                cancelled,
+            });
+        }
+    }
+}
+
+/// Starts running `plan` on background threads. Events arrive on `events`; the
+/// last one is always [`EngineEvent::Done`].
+pub fn start(
+    plan: Arc<Plan>,
+    python: Interpreter,
+    settings: RunSettings,
+    events: flume::Sender<EngineEvent>,
+    waker: Waker,
+) -> Result<EngineHandle, SandboxError> {
+    let cancel = Arc::new(CancelToken::new()?);
+    let workers = settings.workers.max(1).min(plan.jobs.len().max(1));
+    let shared = Arc::new(Shared {
+        plan,
+        python,
+        settings,
+        events,
+        waker,
+        cancel: Arc::clone(&cancel),
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        live: AtomicUsize::new(workers),
+        started: Instant::now(),
+    });
+    let mut threads = Vec::with_capacity(workers);
+    for i in 0..workers {
+        let worker = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name(format!("execscope-worker-{i}"))
+            .spawn(move || worker.work());
+        match spawned {
+            Ok(t) => threads.push(t),
+            Err(e) => {
+                cancel.cancel();
+                // Workers that never started still count down so `Done` is sent.
+                for _ in i..workers {
+                    if shared.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+                        shared.send(EngineEvent::Done {
+                            elapsed: shared.started.elapsed(),
+                            cancelled: true,
+                        });
+                    }
+                }
+                for t in threads {
+                    let _ = t.join();
+                }
+                return Err(SandboxError::Spawn(e));
+            }
+        }
+    }
+    Ok(EngineHandle { cancel, threads })
+}
+
+/// What a finished blocking run produced.
+#[derive(Debug, Clone)]
+pub struct Completed {
+    /// Every candidate with its result.
+    pub store: Store,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// A host failure that stopped the run early, if any.
+    pub failure: Option<String>,
+}
+
+/// Runs `plan` to the end on the calling thread's behalf, calling `on_event` for
+/// every event (the CLI drives its progress bar from it).
+pub fn run_blocking(
+    plan: &Arc<Plan>,
+    python: &Interpreter,
+    settings: &RunSettings,
+    mut on_event: impl FnMut(&EngineEvent),
+) -> Result<Completed, SandboxError> {
+    let (tx, rx) = flume::unbounded();
+    let handle = start(
+        Arc::clone(plan),
+        python.clone(),
+        settings.clone(),
+        tx,
+        Arc::new(|| {}),
+    )?;
+    let mut store = Store::from_plan(plan);
+    let mut failure = None;
+    let mut elapsed = Duration::ZERO;
+    for event in rx.iter() {
+        on_event(&event);
+        match event {
+            EngineEvent::Finished { job, result } => store.record(job, result),
+            EngineEvent::Failed { message } => failure = Some(message),
+            EngineEvent::Done { elapsed: e, .. } => {
+                elapsed = e;
+                break;
+            }
+            EngineEvent::Started { .. } | EngineEvent::Progress { .. } => {}
+        }
+    }
+    handle.join();
+    Ok(Completed {
+        store,
+        elapsed,
+        failure,
+    })
+}

@@ -1,0 +1,226 @@
+//! Planning: match generations to tasks and build one [`Job`] per (task, sample),
+//! with its program assembled (post-process, HumanEval prompt joining). Unknown
+//! task ids and tasks without generations are reported, never dropped silently.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use crate::generations::{GenerationSet, TaskRef};
+use crate::input::InputError;
+use crate::spec::{ProgramStyle, Task, TaskSet};
+
+/// What runs for one candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// Code run before the candidate (the task's setup).
+    pub setup: String,
+    /// The candidate program.
+    pub code: String,
+    /// The task's assertion strings.
+    pub assertions: Arc<[String]>,
+}
+
+/// One candidate to evaluate.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Index into [`Plan::tasks`].
+    pub task: usize,
+    /// Sample number within the task.
+    pub sample: usize,
+    /// The raw generation.
+    pub generation: String,
+    /// The assembled program, or why there is none (`no code block`).
+    pub program: Result<Program, String>,
+}
+
+/// Tasks, jobs and everything worth reporting about how they were matched.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The executable tasks, in task-file order.
+    pub tasks: Vec<Task>,
+    /// One job per candidate, ordered by task then sample.
+    pub jobs: Vec<Job>,
+    /// Generations naming unknown tasks, and duplicate sample numbers.
+    pub problems: Vec<InputError>,
+    /// Ids of tasks that have no generation.
+    pub missing: Vec<String>,
+}
+
+impl Plan {
+    /// Matches `generations` to `tasks` and assembles every program.
+    pub fn build(tasks: &TaskSet, generations: &GenerationSet) -> Plan {
+        let index: HashMap<&str, usize> = tasks
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i))
+            .collect();
+        let skipped: HashMap<&str, &str> = tasks
+            .skipped
+            .iter()
+            .map(|s| (s.task_id.as_str(), s.category.as_str()))
+            .collect();
+        let mut per_task: Vec<BTreeMap<usize, (usize, &str)>> =
+            vec![BTreeMap::new(); tasks.tasks.len()];
+        let mut problems = Vec::new();
+        for g in &generations.items {
+            let task = match &g.task {
+                TaskRef::Id(id) => match index.get(id.as_str()) {
+                    Some(&t) => t,
+                    None => {
+                        if !skipped.contains_key(id.as_str()) {
+                            problems.push(InputError::at(
+                                &generations.path,
+                                g.line,
+                                Some("task_id"),
+                                "unknown_task",
+                                format!("no task {id:?} in {}", tasks.path.display()),
+                            ));
+                        }
+                        continue;
+                    }
+                },
+                TaskRef::Index(i) if *i < tasks.tasks.len() => *i,
+                TaskRef::Index(i) => {
+                    problems.push(InputError::file(
+                        &generations.path,
+                        "unknown_task",
+                        format!(
+                            "list {i} has no task: {} has {} executable tasks",
+                            tasks.path.display(),
+                            tasks.tasks.len()
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let samples = &mut per_task[task];
+            let number = g.sample.unwrap_or(samples.len());
+            if let Some((first, _)) = samples.get(&number) {
+                problems.push(InputError::at(
+                    &generations.path,
+                    g.line,
+                    Some("sample"),
+                    "unique",
+                    format!(
+                        "sample {number} of task {:?} is given twice (first on line {first})",
+                        tasks.tasks[task].id
+                    ),
+                ));
+                continue;
+            }
+            samples.insert(number, (g.line, g.text.as_str()));
+        }
+        let mut jobs = Vec::new();
+        let mut missing = Vec::new();
+        for (t, (task, samples)) in tasks.tasks.iter().zip(&per_task).enumerate() {
+            if samples.is_empty() {
+                missing.push(task.id.clone());
+            }
+            let assertions: Arc<[String]> = task.assertions.clone().into();
+            for (&sample, &(_, text)) in samples {
+                jobs.push(Job {
+                    task: t,
+                    sample,
+                    generation: text.to_owned(),
+                    program: assemble(task, text, &assertions),
+                });
+            }
+        }
+        Plan {
+            tasks: tasks.tasks.clone(),
+            jobs,
+            problems,
+            missing,
+        }
+    }
+}
+
+/// Builds the program for one generation of `task`.
+pub fn assemble(
+    task: &Task,
+    generation: &str,
+    assertions: &Arc<[String]>,
+) -> Result<Program, String> {
+    let code = task
+        .post_process
+        .apply(generation)
+        .map_err(|e| e.to_string())?;
+    let code = match &task.style {
+        ProgramStyle::Whole => code,
+        ProgramStyle::Completion {
+            prompt,
+            entry_point,
+        } => {
+            if defines(&code, entry_point) {
+                format!("{prompt}\n{code}")
+            } else {
+                format!("{prompt}{code}")
+            }
+        }
+    };
+    Ok(Program {
+        setup: task.setup.clone(),
+        code,
+        assertions: Arc::clone(assertions),
+    })
+}
+
+/// Whether `code` has a line `def <name>(`.
+fn defines(code: &str, name: &str) -> bool {
+    code.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix("def ")
+            .map(str::trim_start)
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.trim_start().starts_with('('))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::postprocess::PostProcess;
+
+    fn humaneval_task() -> Task {
+        Task {
+            id: "t".into(),
+            prompt: "def f(x):\n    \"\"\"doc\"\"\"\n".into(),
+            style: ProgramStyle::Completion {
+                prompt: "def f(x):\n    \"\"\"doc\"\"\"\n".into(),
+                entry_point: "f".into(),
+            },
+            setup: String::new(),
+            assertions: vec!["check".into()],
+            post_process: PostProcess::ExtractCodeBlock,
+            timeout_s: None,
+            reference: None,
+        }
+    }
+
+    #[test]
+    fn a_completion_is_appended_to_the_prompt() {
+        let t = humaneval_task();
+        let a: Arc<[String]> = t.assertions.clone().into();
+        let p = assemble(&t, "    return x\n", &a).unwrap();
+        assert_eq!(p.code, "def f(x):\n    \"\"\"doc\"\"\"\n    return x\n");
+    }
+
+    #[test]
+    fn a_whole_function_follows_the_prompt_after_a_newline() {
+        let t = humaneval_task();
+        let a: Arc<[String]> = t.assertions.clone().into();
+        let p = assemble(&t, "Sure:\n```python\ndef f (x):\n    return x\n```", &a).unwrap();
+        assert_eq!(
+            p.code,
+            "def f(x):\n    \"\"\"doc\"\"\"\n\ndef f (x):\n    return x\n"
+        );
+    }
+
+    #[test]
+    fn defines_needs_the_exact_name() {
+        assert!(defines("def f(x): pass", "f"));
+        assert!(!defines("def fg(x): pass", "f"));
+        assert!(!defines("x = f(1)", "f"));
+    }
+}

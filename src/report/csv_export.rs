@@ -1,0 +1,98 @@
+//! CSV exports (RFC 4180 through the `csv` crate): one row per candidate, and one
+//! row per task with a pass@k column for each requested k.
+
+use std::path::Path;
+
+use super::ExportError;
+use crate::store::Store;
+
+/// Column names of the per-candidate CSV.
+pub const CANDIDATE_COLUMNS: [&str; 9] = [
+    "task_id",
+    "sample",
+    "outcome",
+    "score",
+    "passed",
+    "total",
+    "duration_ms",
+    "detail",
+    "per_assertion",
+];
+
+fn to_bytes(
+    path: &Path,
+    fill: impl FnOnce(&mut csv::Writer<Vec<u8>>) -> csv::Result<()>,
+) -> Result<Vec<u8>, ExportError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let csv_err = |source| ExportError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    fill(&mut w).map_err(csv_err)?;
+    w.into_inner().map_err(|e| csv_err(e.into_error().into()))
+}
+
+/// The per-candidate CSV of finished candidates, as bytes.
+pub fn candidates_csv(store: &Store, path: &Path) -> Result<Vec<u8>, ExportError> {
+    to_bytes(path, |w| {
+        w.write_record(CANDIDATE_COLUMNS)?;
+        for c in &store.candidates {
+            let Some(r) = &c.result else { continue };
+            let marks: String = r
+                .per_assertion
+                .iter()
+                .map(|p| if *p { '1' } else { '0' })
+                .collect();
+            w.write_record([
+                store.task_id(c).to_owned(),
+                c.sample.to_string(),
+                r.outcome.as_str().to_owned(),
+                format!("{:.4}", r.score),
+                r.passed.to_string(),
+                r.total.to_string(),
+                r.duration_ms.to_string(),
+                r.detail.clone(),
+                marks,
+            ])?;
+        }
+        Ok(())
+    })
+}
+
+/// The per-task CSV (task_id, n, c, mean_score, pass@k...), as bytes. A k that is
+/// undefined for a task (k > n) is an empty cell.
+pub fn tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, ExportError> {
+    to_bytes(path, |w| {
+        let mut header: Vec<String> = ["task_id", "n", "c", "mean_score"]
+            .map(String::from)
+            .to_vec();
+        header.extend(ks.iter().map(|k| format!("pass@{k}")));
+        w.write_record(&header)?;
+        for t in store.task_stats(ks) {
+            let mut row = vec![
+                t.task_id,
+                t.n.to_string(),
+                t.c.to_string(),
+                format!("{:.4}", t.mean_score),
+            ];
+            row.extend(ks.iter().map(|k| {
+                t.pass_at_k
+                    .get(k)
+                    .map(|v| format!("{v:.4}"))
+                    .unwrap_or_default()
+            }));
+            w.write_record(&row)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the per-candidate CSV to `path`.
+pub fn write_candidates_csv(store: &Store, path: &Path) -> Result<(), ExportError> {
+    super::write_atomic(path, &candidates_csv(store, path)?)
+}
+
+/// Writes the per-task CSV to `path`.
+pub fn write_tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<(), ExportError> {
+    super::write_atomic(path, &tasks_csv(store, ks, path)?)
+}

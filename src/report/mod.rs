@@ -1,0 +1,60 @@
+//! Exports: the run file (JSON, a public contract: `format: execscope-run/1`) that
+//! reopens a run without re-executing, and CSV (per candidate and per task).
+
+mod csv_export;
+mod runfile;
+
+pub use csv_export::{write_candidates_csv, write_tasks_csv};
+pub use runfile::{
+    CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunContext, RunFile, SettingsRecord,
+    SummaryRow, TaskRow,
+};
+
+use std::path::{Path, PathBuf};
+
+/// Problems writing or reading an export.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// Occurs when the output file cannot be created or written.
+    #[error("cannot write {path}: {source} (check that the folder exists and is writable)")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Occurs when a CSV row cannot be encoded.
+    #[error("cannot write CSV {path}: {source}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: csv::Error,
+    },
+    /// Occurs when a file to reopen is not a readable run file.
+    #[error("{path}: not an execscope run file: {reason}")]
+    NotARunFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Writes `bytes` to `path` atomically (a temporary file beside it, then rename),
+/// so a crash never leaves half a report.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    let err = |source| ExportError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(err)?;
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! The run file: every key named in DESIGN.md keeps its name and meaning; keys
+//! are only ever added.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::ExportError;
+use crate::engine::RunSettings;
+use crate::sandbox::{CandidateResult, Interpreter, Outcome, Timing};
+use crate::spec::SkippedTask;
+use crate::store::{Candidate, Store, TaskEntry};
+
+/// The `format` value of run files this version writes and reads.
+pub const FORMAT: &str = "execscope-run/1";
+
+/// A whole run, as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// The settings the run used.
+    pub settings: SettingsRecord,
+    /// The interpreter.
+    pub python: PythonRecord,
+    /// The input files.
+    pub inputs: Inputs,
+    /// One entry per candidate, in task then sample order.
+    pub candidates: Vec<CandidateRow>,
+    /// One entry per task.
+    pub tasks: Vec<TaskRow>,
+    /// Data-set figures.
+    pub summary: SummaryRow,
+    /// Tasks read but not executed (non-`code_exec`).
+    #[serde(default)]
+    pub skipped_tasks: Vec<SkippedTask>,
+    /// Tasks that had no generation.
+    #[serde(default)]
+    pub missing_generations: Vec<String>,
+}
+
+/// Settings as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SettingsRecord {
+    /// Default timeout per candidate, seconds.
+    pub timeout_s: f64,
+    /// Cap on each of stdout and stderr.
+    pub output_cap_bytes: u64,
+    /// Worker threads.
+    pub workers: usize,
+    /// Denied modules.
+    #[serde(default)]
+    pub denylist: Vec<String>,
+}
+
+/// The interpreter as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PythonRecord {
+    /// Real executable path.
+    pub executable: String,
+    /// Version string.
+    pub version: String,
+}
+
+/// The two input files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inputs {
+    /// The task file.
+    pub tasks: InputRecord,
+    /// The generations file.
+    pub generations: InputRecord,
+}
+
+/// One input file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRecord {
+    /// Its path as given.
+    pub path: String,
+    /// SHA-256 of its bytes.
+    pub sha256: String,
+}
+
+/// One candidate as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CandidateRow {
+    /// Its task.
+    pub task_id: String,
+    /// Sample number.
+    pub sample: usize,
+    /// Outcome string.
+    pub outcome: Outcome,
+    /// Fraction of assertions passed.
+    pub score: f64,
+    /// Assertions passed.
+    pub passed: u32,
+    /// Assertions in all.
+    pub total: u32,
+    /// Pass mark per assertion.
+    pub per_assertion: Vec<bool>,
+    /// Why it did not pass.
+    pub detail: String,
+    /// Wall-clock milliseconds.
+    pub duration_ms: u64,
+    /// The program that ran.
+    pub code: String,
+    /// Captured stdout excerpt.
+    pub stdout: String,
+    /// Captured stderr excerpt.
+    pub stderr: String,
+    /// The raw generation.
+    #[serde(default)]
+    pub generation: String,
+    /// Setup code run before the program.
+    #[serde(default)]
+    pub setup: String,
+    /// Where the time went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// One task as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRow {
+    /// The task's id.
+    pub task_id: String,
+    /// Samples evaluated.
+    pub n: usize,
+    /// Samples that passed.
+    pub c: usize,
+    /// Mean score.
+    pub mean_score: f64,
+    /// pass@k by k (as a string key); undefined k are left out.
+    pub pass_at_k: BTreeMap<usize, f64>,
+    /// The task's prompt.
+    #[serde(default)]
+    pub prompt: String,
+    /// The task's assertion strings.
+    #[serde(default)]
+    pub assertions: Vec<String>,
+}
+
+/// Data-set figures as saved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// Candidates evaluated.
+    pub candidates: usize,
+    /// Count per outcome string.
+    pub outcomes: BTreeMap<Outcome, usize>,
+    /// Mean score over candidates.
+    pub mean_score: f64,
+    /// pass@k by k; undefined k are left out.
+    pub pass_at_k: BTreeMap<usize, f64>,
+    /// Wall-clock seconds of the run.
+    pub elapsed_s: f64,
+    /// Whether the run was stopped before every candidate ran.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+/// What a run file needs beyond the store.
+#[derive(Debug, Clone)]
+pub struct RunContext<'a> {
+    /// Settings used.
+    pub settings: &'a RunSettings,
+    /// Interpreter used.
+    pub python: &'a Interpreter,
+    /// Task file path and hash.
+    pub tasks: InputRecord,
+    /// Generations file path and hash.
+    pub generations: InputRecord,
+    /// The ks to report.
+    pub ks: &'a [usize],
+    /// Wall-clock seconds.
+    pub elapsed_s: f64,
+    /// Whether the run stopped early.
+    pub cancelled: bool,
+    /// Tasks not executed.
+    pub skipped: &'a [SkippedTask],
+    /// Tasks without generations.
+    pub missing: &'a [String],
+}
+
+impl RunFile {
+    /// Builds the run file of `store` (finished candidates only).
+    pub fn from_store(store: &Store, ctx: &RunContext<'_>) -> RunFile {
+        let summary = store.summary(ctx.ks);
+        RunFile {
+            format: FORMAT.to_owned(),
+            settings: SettingsRecord {
+                timeout_s: ctx.settings.limits.timeout.as_secs_f64(),
+                output_cap_bytes: ctx.settings.limits.output_cap,
+                workers: ctx.settings.workers,
+                denylist: ctx.settings.limits.denylist.clone(),
+            },
+            python: PythonRecord {
+                executable: ctx.python.executable.display().to_string(),
+                version: ctx.python.version.clone(),
+            },
+            inputs: Inputs {
+                tasks: ctx.tasks.clone(),
+                generations: ctx.generations.clone(),
+            },
+            candidates: store
+                .candidates
+                .iter()
+                .filter_map(|c| c.result.as_ref().map(|r| candidate_row(store, c, r)))
+                .collect(),
+            tasks: store
+                .task_stats(ctx.ks)
+                .into_iter()
+                .zip(&store.tasks)
+                .map(|(s, t)| TaskRow {
+                    task_id: s.task_id,
+                    n: s.n,
+                    c: s.c,
+                    mean_score: s.mean_score,
+                    pass_at_k: s.pass_at_k,
+                    prompt: t.prompt.clone(),
+                    assertions: t.assertions.clone(),
+                })
+                .collect(),
+            summary: SummaryRow {
+                candidates: summary.candidates,
+                outcomes: summary.outcomes,
+                mean_score: summary.mean_score,
+                pass_at_k: summary.pass_at_k,
+                elapsed_s: ctx.elapsed_s,
+                cancelled: ctx.cancelled,
+            },
+            skipped_tasks: ctx.skipped.to_vec(),
+            missing_generations: ctx.missing.to_vec(),
+        }
+    }
+
+    /// Pretty JSON bytes.
+    pub fn to_json(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
+        out.push(b'\n');
+        out
+    }
+
+    /// Writes the run file atomically.
+    pub fn save(&self, path: &Path) -> Result<(), ExportError> {
+        super::write_atomic(path, &self.to_json())
+    }
+
+    /// Reads a run file (plain or gzip).
+    pub fn load(path: &Path) -> Result<RunFile, ExportError> {
+        let not = |reason: String| ExportError::NotARunFile {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let text = crate::input::read_text(path).map_err(|e| not(e.message))?;
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| not(format!("line {}: {e}", e.line())))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(FORMAT) => {}
+            Some(other) => return Err(not(format!("format {other:?} is not {FORMAT:?}"))),
+            None => return Err(not("it has no `format` key".into())),
+        }
+        serde_json::from_value(value).map_err(|e| not(e.to_string()))
+    }
+
+    /// Rebuilds the store so a saved run can be inspected without re-running.
+    pub fn to_store(&self) -> Store {
+        let mut tasks: Vec<TaskEntry> = self
+            .tasks
+            .iter()
+            .map(|t| TaskEntry {
+                id: t.task_id.clone(),
+                prompt: t.prompt.clone(),
+                assertions: t.assertions.clone(),
+            })
+            .collect();
+        let mut index: std::collections::HashMap<String, usize> = tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.clone(), i))
+            .collect();
+        let candidates = self
+            .candidates
+            .iter()
+            .map(|row| {
+                let task = *index.entry(row.task_id.clone()).or_insert_with(|| {
+                    tasks.push(TaskEntry {
+                        id: row.task_id.clone(),
+                        prompt: String::new(),
+                        assertions: Vec::new(),
+                    });
+                    tasks.len() - 1
+                });
+                Candidate {
+                    task,
+                    sample: row.sample,
+                    generation: row.generation.clone(),
+                    code: row.code.clone(),
+                    setup: row.setup.clone(),
+                    result: Some(CandidateResult {
+                        outcome: row.outcome,
+                        score: row.score,
+                        passed: row.passed,
+                        total: row.total,
+                        per_assertion: row.per_assertion.clone(),
+                        detail: row.detail.clone(),
+                        duration_ms: row.duration_ms,
+                        stdout: row.stdout.clone(),
+                        stderr: row.stderr.clone(),
+                        timing: row.timing,
+                    }),
+                }
+            })
+            .collect();
+        Store { tasks, candidates }
+    }
+
+    /// Where the inputs came from, as paths.
+    pub fn input_paths(&self) -> (PathBuf, PathBuf) {
+        (
+            PathBuf::from(&self.inputs.tasks.path),
+            PathBuf::from(&self.inputs.generations.path),
+        )
+    }
+}
+
+fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> CandidateRow {
+    CandidateRow {
+        task_id: store.task_id(c).to_owned(),
+        sample: c.sample,
+        outcome: r.outcome,
+        score: r.score,
+        passed: r.passed,
+        total: r.total,
+        per_assertion: r.per_assertion.clone(),
+        detail: r.detail.clone(),
+        duration_ms: r.duration_ms,
+        code: c.code.clone(),
+        stdout: r.stdout.clone(),
+        stderr: r.stderr.clone(),
+        generation: c.generation.clone(),
+        setup: c.setup.clone(),
+        timing: r.timing,
+    }
+}

@@ -1,0 +1,66 @@
+//! Finding the Python interpreter once: a command such as `python3` (maybe a
+//! version-manager shim costing ~100 ms per start) is resolved to its real
+//! executable, its version and its default module search path, which candidates
+//! receive explicitly so they can start without `site`.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use super::SandboxError;
+
+/// A resolved Python interpreter.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Interpreter {
+    /// The real executable (`sys.executable`).
+    pub executable: PathBuf,
+    /// Its version, for example `3.11.7`.
+    pub version: String,
+    /// Its isolated module search path (site-packages included).
+    pub sys_path: Vec<String>,
+}
+
+const DESCRIBE: &str = "import sys\nprint(sys.executable)\nprint('%d.%d.%d' % sys.version_info[:3])\nfor p in sys.path:\n    print(p)\n";
+
+impl Interpreter {
+    /// Resolves `command` (a name on PATH or a path) to the interpreter it runs.
+    pub fn resolve(command: &str) -> Result<Interpreter, SandboxError> {
+        let out = Command::new(command)
+            .args(["-I", "-c", DESCRIBE])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| SandboxError::InterpreterNotFound {
+                command: command.to_owned(),
+                source,
+            })?;
+        let unusable = |reason: String| SandboxError::InterpreterUnusable {
+            command: command.to_owned(),
+            reason,
+        };
+        if !out.status.success() {
+            return Err(unusable(format!(
+                "it exited with {}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        let executable = lines.next().unwrap_or("").trim().to_owned();
+        let version = lines.next().unwrap_or("").trim().to_owned();
+        if executable.is_empty() {
+            return Err(unusable("it does not report sys.executable".into()));
+        }
+        let major_minor: Vec<u32> = version.split('.').filter_map(|p| p.parse().ok()).collect();
+        if major_minor.len() < 2 || major_minor[0] != 3 || major_minor[1] < 7 {
+            return Err(unusable(format!(
+                "Python 3.7 or newer is needed, found {version:?}"
+            )));
+        }
+        let sys_path = lines.filter(|p| !p.is_empty()).map(str::to_owned).collect();
+        Ok(Interpreter {
+            executable: PathBuf::from(executable),
+            version,
+            sys_path,
+        })
+    }
+}

@@ -1,0 +1,195 @@
+//! The sandbox: one fresh Python interpreter per candidate, started directly with
+//! the embedded harness (`assets/harness.py`) and a payload on stdin, a wall-clock
+//! timeout, a streaming output cap and an import denylist. Whatever a candidate
+//! does ends in one of the five [`Outcome`]s; the host never panics or hangs.
+
+mod cancel;
+mod interpreter;
+mod payload;
+mod process;
+
+use std::time::Duration;
+
+pub use cancel::CancelToken;
+pub use interpreter::Interpreter;
+pub use process::run_candidate;
+
+/// The harness program, embedded at build time.
+pub const HARNESS: &str = include_str!("../../assets/harness.py");
+
+/// Default wall-clock timeout per candidate.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
+/// Largest timeout a task may ask for.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default cap on each of stdout and stderr, in bytes (256 KiB).
+pub const DEFAULT_OUTPUT_CAP: u64 = 262_144;
+/// Modules denied by default (each also denies its submodules).
+pub const DEFAULT_DENYLIST: [&str; 8] = [
+    "subprocess",
+    "socket",
+    "shutil",
+    "requests",
+    "urllib",
+    "ctypes",
+    "http.client",
+    "asyncio.subprocess",
+];
+
+/// The five outcomes a candidate can have.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every assertion passed.
+    Pass,
+    /// The code ran and at least one assertion failed.
+    AssertionFail,
+    /// The code did not compile.
+    SyntaxError,
+    /// The wall clock expired.
+    Timeout,
+    /// Anything else (exception, output overflow, no code, lost result, ...).
+    Error,
+}
+
+impl Outcome {
+    /// All outcomes in display order.
+    pub const ALL: [Outcome; 5] = [
+        Outcome::Pass,
+        Outcome::AssertionFail,
+        Outcome::SyntaxError,
+        Outcome::Timeout,
+        Outcome::Error,
+    ];
+
+    /// The contract string (`pass`, `assertion_fail`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::AssertionFail => "assertion_fail",
+            Outcome::SyntaxError => "syntax_error",
+            Outcome::Timeout => "timeout",
+            Outcome::Error => "error",
+        }
+    }
+
+    /// Parses a contract string.
+    pub fn parse(s: &str) -> Option<Outcome> {
+        Outcome::ALL.into_iter().find(|o| o.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a candidate's wall-clock time went, in microseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Timing {
+    /// Creating the process (fork and exec).
+    pub spawn_us: u64,
+    /// Interpreter start-up until the harness ran its first line.
+    pub startup_us: u64,
+    /// Setup, candidate code and assertions.
+    pub candidate_us: u64,
+    /// Harness exit, reaping and clean-up.
+    pub teardown_us: u64,
+}
+
+/// The result of evaluating one candidate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CandidateResult {
+    /// One of the five outcomes.
+    pub outcome: Outcome,
+    /// Fraction of assertions passed (0 unless the outcome is pass or assertion_fail).
+    pub score: f64,
+    /// Assertions passed.
+    pub passed: u32,
+    /// Assertions in the task.
+    pub total: u32,
+    /// Pass mark of each assertion, in task order.
+    pub per_assertion: Vec<bool>,
+    /// Why it did not pass (exception, `output overflow`, `denied: ...`), or empty.
+    pub detail: String,
+    /// Wall-clock time from spawn to reaping.
+    pub duration_ms: u64,
+    /// Captured stdout (a bounded excerpt).
+    pub stdout: String,
+    /// Captured stderr (a bounded excerpt).
+    pub stderr: String,
+    /// Where the time went (absent when the harness did not report).
+    pub timing: Option<Timing>,
+}
+
+impl CandidateResult {
+    /// A result decided without running anything (no code block, no assertions).
+    pub fn not_run(detail: &str, total: usize) -> Self {
+        CandidateResult {
+            outcome: Outcome::Error,
+            score: 0.0,
+            passed: 0,
+            total: total as u32,
+            per_assertion: vec![false; total],
+            detail: detail.to_owned(),
+            duration_ms: 0,
+            stdout: String::new(),
+            stderr: String::new(),
+            timing: None,
+        }
+    }
+}
+
+/// Limits applied to every candidate.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Limits {
+    /// Wall-clock timeout from spawn.
+    pub timeout: Duration,
+    /// Cap on each of stdout and stderr in bytes; crossing it kills the candidate.
+    pub output_cap: u64,
+    /// Denied modules (each also denies its submodules); empty disables the hook.
+    pub denylist: Vec<String>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: DEFAULT_TIMEOUT,
+            output_cap: DEFAULT_OUTPUT_CAP,
+            denylist: DEFAULT_DENYLIST.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+/// Problems with the host side of the sandbox (not with a candidate).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    /// Occurs when the interpreter command cannot be started at all.
+    #[error(
+        "cannot start the Python interpreter {command:?}: {source} (install python3 or set the interpreter with --python)"
+    )]
+    InterpreterNotFound {
+        /// The command that was tried.
+        command: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// Occurs when the interpreter starts but does not describe itself.
+    #[error("{command:?} is not a usable Python 3 interpreter: {reason}")]
+    InterpreterUnusable {
+        /// The command that was tried.
+        command: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Occurs when creating a candidate process or its pipes fails (out of file
+    /// descriptors or processes, temp directory not writable).
+    #[error("cannot start a candidate process: {0}")]
+    Spawn(#[from] std::io::Error),
+    /// Occurs when the run was cancelled before the candidate finished.
+    #[error("cancelled")]
+    Cancelled,
+}

@@ -1,0 +1,206 @@
+//! The results store: every candidate of a run (planned, running or finished),
+//! per-task statistics and the data-set summary derived from them. The GUI renders
+//! it, the CLI prints it, the exporters write it; a run file rebuilds it.
+
+use std::collections::BTreeMap;
+
+use crate::passk;
+use crate::plan::Plan;
+use crate::sandbox::{CandidateResult, Outcome};
+
+/// A task as the results need it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TaskEntry {
+    /// The task's id.
+    pub id: String,
+    /// Its prompt.
+    pub prompt: String,
+    /// Its assertion strings.
+    pub assertions: Vec<String>,
+}
+
+/// One candidate and, once it has run, its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    /// Index into [`Store::tasks`].
+    pub task: usize,
+    /// Sample number within the task.
+    pub sample: usize,
+    /// The raw generation.
+    pub generation: String,
+    /// The program that ran (after post-processing and assembly).
+    pub code: String,
+    /// Setup code run before it.
+    pub setup: String,
+    /// The result, once finished.
+    pub result: Option<CandidateResult>,
+}
+
+/// Per-task statistics over finished candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStats {
+    /// The task's id.
+    pub task_id: String,
+    /// Finished samples.
+    pub n: usize,
+    /// Samples with outcome `pass`.
+    pub c: usize,
+    /// Mean score (fraction of assertions passed).
+    pub mean_score: f64,
+    /// pass@k for each requested k that is defined for this task.
+    pub pass_at_k: BTreeMap<usize, f64>,
+}
+
+/// Data-set statistics over finished candidates.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// Finished candidates.
+    pub candidates: usize,
+    /// Count of each outcome (all five present).
+    pub outcomes: BTreeMap<Outcome, usize>,
+    /// Mean score over finished candidates.
+    pub mean_score: f64,
+    /// pass@k for each requested k that is defined.
+    pub pass_at_k: BTreeMap<usize, f64>,
+}
+
+/// All candidates of a run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Store {
+    /// Tasks, in task-file order.
+    pub tasks: Vec<TaskEntry>,
+    /// Candidates, ordered by task then sample (job order).
+    pub candidates: Vec<Candidate>,
+}
+
+impl Store {
+    /// A store with every job of `plan` planned and none finished.
+    pub fn from_plan(plan: &Plan) -> Store {
+        Store {
+            tasks: plan
+                .tasks
+                .iter()
+                .map(|t| TaskEntry {
+                    id: t.id.clone(),
+                    prompt: t.prompt.clone(),
+                    assertions: t.assertions.clone(),
+                })
+                .collect(),
+            candidates: plan
+                .jobs
+                .iter()
+                .map(|j| Candidate {
+                    task: j.task,
+                    sample: j.sample,
+                    generation: j.generation.clone(),
+                    code: j
+                        .program
+                        .as_ref()
+                        .map(|p| p.code.clone())
+                        .unwrap_or_default(),
+                    setup: j
+                        .program
+                        .as_ref()
+                        .map(|p| p.setup.clone())
+                        .unwrap_or_default(),
+                    result: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Records the result of job `index`.
+    pub fn record(&mut self, index: usize, result: CandidateResult) {
+        if let Some(c) = self.candidates.get_mut(index) {
+            c.result = Some(result);
+        }
+    }
+
+    /// Finished candidates.
+    pub fn finished(&self) -> usize {
+        self.candidates
+            .iter()
+            .filter(|c| c.result.is_some())
+            .count()
+    }
+
+    /// The id of a candidate's task.
+    pub fn task_id(&self, c: &Candidate) -> &str {
+        self.tasks.get(c.task).map(|t| t.id.as_str()).unwrap_or("")
+    }
+
+    /// `(n, c)` per task over finished candidates, in task order.
+    pub fn counts(&self) -> Vec<(usize, usize)> {
+        let mut counts = vec![(0usize, 0usize); self.tasks.len()];
+        for cand in &self.candidates {
+            if let (Some(r), Some(entry)) = (&cand.result, counts.get_mut(cand.task)) {
+                entry.0 += 1;
+                if r.outcome == Outcome::Pass {
+                    entry.1 += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    /// The largest number of finished samples of any task.
+    pub fn max_n(&self) -> usize {
+        self.counts().iter().map(|&(n, _)| n).max().unwrap_or(0)
+    }
+
+    /// Per-task statistics for the given ks.
+    pub fn task_stats(&self, ks: &[usize]) -> Vec<TaskStats> {
+        let counts = self.counts();
+        let mut score_sums = vec![0.0f64; self.tasks.len()];
+        for cand in &self.candidates {
+            if let (Some(r), Some(s)) = (&cand.result, score_sums.get_mut(cand.task)) {
+                *s += r.score;
+            }
+        }
+        self.tasks
+            .iter()
+            .zip(counts)
+            .zip(score_sums)
+            .map(|((t, (n, c)), sum)| TaskStats {
+                task_id: t.id.clone(),
+                n,
+                c,
+                mean_score: if n > 0 { sum / n as f64 } else { 0.0 },
+                pass_at_k: ks
+                    .iter()
+                    .filter_map(|&k| passk::pass_at_k(n, c, k).map(|v| (k, v)))
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// Data-set summary for the given ks.
+    pub fn summary(&self, ks: &[usize]) -> Summary {
+        let mut outcomes: BTreeMap<Outcome, usize> = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
+        let (mut candidates, mut score) = (0usize, 0.0f64);
+        for r in self.candidates.iter().filter_map(|c| c.result.as_ref()) {
+            candidates += 1;
+            score += r.score;
+            *outcomes.entry(r.outcome).or_default() += 1;
+        }
+        let counts = self.counts();
+        Summary {
+            candidates,
+            outcomes,
+            mean_score: if candidates > 0 {
+                score / candidates as f64
+            } else {
+                0.0
+            },
+            pass_at_k: ks
+                .iter()
+                .filter_map(|&k| passk::dataset_pass_at_k(&counts, k).map(|v| (k, v)))
+                .collect(),
+        }
+    }
+
+    /// The pass@k curve over finished candidates.
+    pub fn curve(&self) -> Vec<(usize, f64)> {
+        passk::curve(&self.counts())
+    }
+}
