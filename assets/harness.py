@@ -1,7 +1,8 @@
 # execscope harness: runs one candidate in this fresh interpreter.
 #
 # Started by the host as `python -s -S -B -c <this file>` with a cleaned environment.
-# Reads a length-prefixed payload from stdin, runs the setup and the candidate code,
+# Reads a length-prefixed payload from stdin, runs the candidate code, then the
+# task's test setup (MBPP's `test_setup_code` uses what the code defines),
 # evaluates every assertion in the candidate's namespace and writes one result
 # envelope to file descriptor 3, a pipe the candidate's prints never reach. The
 # envelope starts with a per-candidate random token so the host can tell it from a
@@ -183,11 +184,6 @@ def _main():
     namespace = _dict()
     total = _len(_assertions)
     none_passed = [False] * total
-    if _setup:
-        try:
-            _exec(_compile(_setup, "<setup>", "exec"), namespace)
-        except _BaseException as exc:
-            _finish("error", 0, none_passed, "setup failed: " + _describe(exc), _mono())
     try:
         code = _compile(_code, "<candidate>", "exec")
     except _SyntaxError as exc:
@@ -198,6 +194,11 @@ def _main():
         _exec(code, namespace)
     except _BaseException as exc:
         _finish("error", 0, none_passed, _error_detail(exc), _mono())
+    if _setup:
+        try:
+            _exec(_compile(_setup, "<setup>", "exec"), namespace)
+        except _BaseException as exc:
+            _finish("error", 0, none_passed, "test setup failed: " + _error_detail(exc), _mono())
     t_code = _mono()
     if total == 0:
         _finish("error", 0, [], "no assertions", t_code)

@@ -12,7 +12,7 @@ use crate::spec::{ProgramStyle, Task, TaskSet};
 /// What runs for one candidate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Program {
-    /// Code run before the candidate (the task's setup).
+    /// The task's test setup, run after the candidate and before the assertions.
     pub setup: String,
     /// The candidate program.
     pub code: String,

@@ -30,7 +30,7 @@ pub struct Candidate {
     pub generation: String,
     /// The program that ran (after post-processing and assembly).
     pub code: String,
-    /// Setup code run before it.
+    /// Test setup run after it, before the assertions.
     pub setup: String,
     /// The result, once finished.
     pub result: Option<CandidateResult>,

@@ -111,7 +111,7 @@ pub struct CandidateRow {
     /// The raw generation.
     #[serde(default)]
     pub generation: String,
-    /// Setup code run before the program.
+    /// Test setup run after the program, before the assertions.
     #[serde(default)]
     pub setup: String,
     /// Where the time went.

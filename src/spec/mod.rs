@@ -26,7 +26,7 @@ pub enum ProgramStyle {
     },
 }
 
-/// One executable task: what to run before the code, how to build the program, and
+/// One executable task: how to build the program, the test setup after it, and
 /// the assertion strings that score it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
@@ -36,7 +36,8 @@ pub struct Task {
     pub prompt: String,
     /// How the program is assembled from the generation.
     pub style: ProgramStyle,
-    /// Code run before the candidate (imports, fixtures); may be empty.
+    /// Test setup run after the candidate code and before the assertions (MBPP
+    /// `test_setup_code` builds fixtures from what the code defines); may be empty.
     pub setup: String,
     /// Assertion strings; the score is the fraction that pass.
     pub assertions: Vec<String>,
