@@ -87,6 +87,23 @@ class _DenyFinder:
         return self.find_spec(name, path)
 
 
+class _Quitter:
+    """`exit` and `quit` as `site` would define them (the interpreter runs with -S)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return "Use %s() or Ctrl-D (i.e. EOF) to exit" % self.name
+
+    def __call__(self, code=None):
+        raise SystemExit(code)
+
+
+builtins.exit = _Quitter("exit")
+builtins.quit = _Quitter("quit")
+
+
 def _deny_system(*args, **kwargs):
     raise PermissionError("denied: os.system")
 

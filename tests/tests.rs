@@ -1,1 +1,27 @@
+//! Integration tests against the public API and the real python3.
+//!
+//! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
+//! - `denylist`: every denied module through every import form, `os.system`.
+//! - `containment`: timeouts that ignore SIGTERM, output floods, forged envelopes,
+//!   exits, forked children.
+//! - `readers`: the lesson-70 validator, HumanEval/MBPP/generation readers, bad files.
+//! - `engine`: worker-count independence, cancellation, events.
+//! - `report`: run-file round trip and golden CSVs.
+//! - `cli`: the `execscope` binary end to end.
+//!
+//! Checks against the real public data live in `tests/real_data.rs` (a binary of
+//! its own, so its long runs are not squeezed by these tests).
 
+// Tests may panic on what they set up themselves.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod util;
+
+mod cli;
+mod containment;
+mod denylist;
+mod engine;
+mod outcomes;
+mod readers;
+mod report;

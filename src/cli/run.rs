@@ -16,7 +16,10 @@ use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter, Limits};
 use super::{RunArgs, load, summary};
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (tasks, gens) = load::inputs(args)?;
+    let (mut tasks, gens) = load::inputs(args)?;
+    if let Some(rule) = args.post_process {
+        tasks.tasks.iter_mut().for_each(|t| t.post_process = rule);
+    }
     let plan = Arc::new(Plan::build(&tasks, &gens));
     load::check_plan(&plan, args.allow_bad_tasks)?;
     for path in [&args.json, &args.csv, &args.task_csv]

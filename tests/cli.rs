@@ -1,0 +1,183 @@
+//! The `execscope` binary end to end.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use crate::util::tempdir;
+
+fn execscope() -> Command {
+    Command::cargo_bin("execscope").unwrap()
+}
+
+#[test]
+fn run_without_files_runs_the_embedded_demo_and_says_so() {
+    let dir = tempdir();
+    let json = dir.path().join("run.json");
+    let csv = dir.path().join("c.csv");
+    let tcsv = dir.path().join("t.csv");
+    execscope()
+        .args(["run", "-q", "--k", "1,5", "--json"])
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--task-csv")
+        .arg(&tcsv)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("embedded demo set"))
+        .stdout(predicate::str::contains("25 candidates from 5 tasks"))
+        .stdout(predicate::str::contains("pass@5"))
+        .stdout(predicate::str::is_match(r"timeout\s+1\s").unwrap());
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(run["summary"]["candidates"], 25);
+    assert_eq!(run["skipped_tasks"][0]["task_id"], "capital_mcq");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 26);
+    assert!(
+        std::fs::read_to_string(&tcsv)
+            .unwrap()
+            .starts_with("task_id,n,c,mean_score,pass@1,pass@5\n")
+    );
+}
+
+#[test]
+fn run_refuses_invalid_tasks_with_exit_2_and_lists_them() {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    let dir = tempdir();
+    let gens = dir.path().join("g.jsonl");
+    std::fs::write(
+        &gens,
+        "{\"task_id\": \"valid_code\", \"generation\": \"def f():\\n    return 1\\n\"}\n",
+    )
+    .unwrap();
+    execscope()
+        .args(["run", "-q", "--tasks"])
+        .arg(&fixture)
+        .arg("--generations")
+        .arg(&gens)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("23 invalid record(s)"))
+        .stderr(predicate::str::contains(
+            "lesson70_rules.jsonl:5: field `answer`",
+        ))
+        .stderr(predicate::str::contains("--allow-bad-tasks"));
+    execscope()
+        .args(["run", "-q", "--allow-bad-tasks", "--tasks"])
+        .arg(&fixture)
+        .arg("--generations")
+        .arg(&gens)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"pass\s+1\s").unwrap());
+}
+
+#[test]
+fn run_with_a_missing_file_exits_2_naming_it() {
+    execscope()
+        .args([
+            "run",
+            "--tasks",
+            "no/such/tasks.jsonl",
+            "--generations",
+            "g.jsonl",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no/such/tasks.jsonl: cannot read the file",
+        ));
+}
+
+#[test]
+fn run_with_binary_garbage_exits_2_without_a_panic() {
+    let dir = tempdir();
+    let bad = dir.path().join("bad.bin");
+    std::fs::write(&bad, [0u8, 159, 146, 150, 255, 0, 1]).unwrap();
+    execscope()
+        .args(["run", "--tasks"])
+        .arg(&bad)
+        .arg("--generations")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("bad.bin:1: the file is not UTF-8 text")
+                .and(predicate::str::contains("panicked").not()),
+        );
+}
+
+#[test]
+fn run_with_generations_for_unknown_tasks_exits_2_naming_the_line() {
+    let dir = tempdir();
+    let tasks = dir.path().join("t.jsonl");
+    std::fs::write(&tasks, r#"{"task_id": "a", "category": "code_exec", "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none"}"#).unwrap();
+    let gens = dir.path().join("g.jsonl");
+    std::fs::write(&gens, "{\"task_id\": \"a\", \"generation\": \"x = 1\"}\n{\"task_id\": \"b\", \"generation\": \"x = 1\"}\n").unwrap();
+    execscope()
+        .args(["run", "-q", "--tasks"])
+        .arg(&tasks)
+        .arg("--generations")
+        .arg(&gens)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "g.jsonl:2: field `task_id`: no task \"b\"",
+        ));
+}
+
+#[test]
+fn run_with_a_missing_interpreter_fails_with_a_hint() {
+    execscope()
+        .args(["run", "-q", "--python", "/no/such/python"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("cannot start the Python interpreter")
+                .and(predicate::str::contains("--python")),
+        );
+}
+
+#[test]
+fn validate_prints_every_error_and_exits_1() {
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    let out = execscope()
+        .arg("validate")
+        .arg(&fixture)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 23);
+}
+
+#[test]
+fn validate_accepts_a_clean_file() {
+    let dir = tempdir();
+    let tasks = dir.path().join("t.jsonl");
+    std::fs::write(&tasks, r#"{"task_id": "a", "category": "code_exec", "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none"}"#).unwrap();
+    execscope()
+        .arg("validate")
+        .arg(&tasks)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "1 executable task(s), 0 skipped, 0 error(s)",
+        ));
+}
+
+#[test]
+fn run_evaluates_humaneval_reference_solutions_from_the_real_data() {
+    let Some(data) = crate::util::data_dir() else {
+        return;
+    };
+    execscope()
+        .args(["run", "-q", "--reference", "--tasks"])
+        .arg(data.join("humaneval/HumanEval.jsonl.gz"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("164 candidates from 164 tasks"))
+        .stdout(predicate::str::is_match(r"pass\s+164\s+100\.0%").unwrap());
+}

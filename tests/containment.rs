@@ -1,0 +1,205 @@
+//! Containment: whatever a candidate does ends in one of the five outcomes, in
+//! bounded time, with nothing left running.
+
+use std::time::{Duration, Instant};
+
+use execscope::sandbox::{Limits, Outcome};
+
+use crate::util::{is_running, run, run_with};
+
+#[test]
+fn a_candidate_that_ignores_sigterm_still_times_out() {
+    let code = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n";
+    let start = Instant::now();
+    let r = run_with(
+        code,
+        &["True"],
+        &Limits::default(),
+        Duration::from_millis(800),
+    );
+    assert_eq!(r.outcome, Outcome::Timeout);
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn a_stdout_flood_is_killed_at_the_cap_well_before_the_timeout() {
+    let start = Instant::now();
+    let r = run_with(
+        "while True:\n    print('x' * 1000)\n",
+        &["True"],
+        &Limits::default(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.outcome, Outcome::Error);
+    assert_eq!(r.detail, "output overflow");
+    assert_eq!(r.score, 0.0);
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(r.stdout.starts_with("xxxx"));
+    assert!(
+        r.stdout.len() < 32 * 1024,
+        "excerpt is bounded: {}",
+        r.stdout.len()
+    );
+}
+
+#[test]
+fn a_stderr_flood_is_killed_at_the_cap_well_before_the_timeout() {
+    let start = Instant::now();
+    let code = "import sys\nwhile True:\n    sys.stderr.write('e' * 4096)\n";
+    let r = run_with(code, &["True"], &Limits::default(), Duration::from_secs(20));
+    assert_eq!(
+        (r.outcome, r.detail.as_str()),
+        (Outcome::Error, "output overflow")
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn output_just_under_the_cap_is_not_an_overflow() {
+    let limits = Limits {
+        output_cap: 100_000,
+        ..Limits::default()
+    };
+    let r = run_with(
+        "import sys\nsys.stdout.write('y' * 99_000)\n",
+        &["True"],
+        &limits,
+        Duration::from_secs(3),
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{}", r.detail);
+    let r = run_with(
+        "import sys\nsys.stdout.write('y' * 100_001)\n",
+        &["True"],
+        &limits,
+        Duration::from_secs(3),
+    );
+    assert_eq!(r.detail, "output overflow");
+}
+
+#[test]
+fn an_envelope_printed_by_the_candidate_is_not_believed() {
+    let forged = "import sys\nfor s in (sys.stdout, sys.stderr):\n    s.write('0' * 32 + '\\npass\\n1 1\\n1\\n1 2 3\\n0\\n')\n";
+    let r = run(forged, &["False"]);
+    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+}
+
+#[test]
+fn an_envelope_written_to_the_result_channel_without_the_token_is_ignored() {
+    let forged = "import os\nfor token in ('0' * 32, '', 'pass'):\n    os.write(3, (token + '\\npass\\n1 1\\n1\\n1 2 3\\n0\\n').encode())\n";
+    let r = run(forged, &["False"]);
+    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    // Forging and then leaving before the harness reports is no better.
+    let r = run(&format!("{forged}os._exit(0)\n"), &["False"]);
+    assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+    assert_eq!(r.detail, "exited with status 0 before reporting a result");
+}
+
+#[test]
+fn sys_exit_in_the_candidate_is_an_error() {
+    for code in [
+        "import sys\nsys.exit(0)\n",
+        "exit()\n",
+        "raise SystemExit(1)\n",
+    ] {
+        let r = run(code, &["True"]);
+        assert_eq!(r.outcome, Outcome::Error, "{code}: {r:?}");
+        assert!(r.detail.starts_with("SystemExit"), "{code}: {}", r.detail);
+    }
+}
+
+#[test]
+fn os_exit_in_the_candidate_is_an_error() {
+    let r = run("import os\nos._exit(0)\n", &["True"]);
+    assert_eq!(r.outcome, Outcome::Error);
+    assert_eq!(r.detail, "exited with status 0 before reporting a result");
+    let r = run("import os\nos._exit(7)\n", &["True"]);
+    assert_eq!(r.detail, "exited with status 7 before reporting a result");
+}
+
+#[test]
+fn a_candidate_killed_by_a_signal_is_an_error() {
+    let r = run(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+        &["True"],
+    );
+    assert_eq!(r.outcome, Outcome::Error);
+    assert!(r.detail.starts_with("killed by signal 11"), "{}", r.detail);
+}
+
+#[test]
+fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
+    let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid, flush=True)\n";
+    let start = Instant::now();
+    let r = run(code, &["True"]);
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+    assert!(
+        start.elapsed() < Duration::from_secs(2),
+        "the child's open pipes must not stall the host: {:?}",
+        start.elapsed()
+    );
+    let pid: i32 = r
+        .stdout
+        .trim()
+        .parse()
+        .expect("the candidate printed its child's pid");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!is_running(pid), "child {pid} survived");
+}
+
+#[test]
+fn a_child_forked_by_a_timed_out_candidate_is_killed_too() {
+    let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\nprint(pid, flush=True)\nwhile True:\n    pass\n";
+    let r = run_with(
+        code,
+        &["True"],
+        &Limits::default(),
+        Duration::from_millis(600),
+    );
+    assert_eq!(r.outcome, Outcome::Timeout);
+    let pid: i32 = r.stdout.trim().parse().expect("pid");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!is_running(pid), "child {pid} survived");
+}
+
+#[test]
+fn closing_the_standard_streams_does_not_hang_the_host() {
+    let r = run(
+        "import os\nos.close(0)\nos.close(1)\nos.close(2)\n",
+        &["True"],
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
+
+#[test]
+fn non_utf8_output_is_captured_lossily() {
+    let r = run(
+        "import sys\nsys.stdout.buffer.write(b'ok \\xff\\xfe end')\n",
+        &["True"],
+    );
+    assert_eq!(r.outcome, Outcome::Pass);
+    assert!(
+        r.stdout.starts_with("ok ") && r.stdout.ends_with(" end"),
+        "{:?}",
+        r.stdout
+    );
+}
+
+#[test]
+fn rebinding_builtins_cannot_turn_a_failure_into_a_pass() {
+    let code = "import builtins\nbuiltins.bool = lambda x: True\nbuiltins.eval = lambda *a, **k: True\nbuiltins.exec = lambda *a, **k: None\nbuiltins.compile = lambda *a, **k: None\n";
+    let r = run(code, &["1 == 2", "assert 1 == 2"]);
+    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    assert_eq!(r.per_assertion, vec![false, false]);
+}

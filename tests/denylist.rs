@@ -1,0 +1,109 @@
+//! The import denylist: every default entry through every import form, the
+//! configurable list, and `os.system`.
+
+use std::time::Duration;
+
+use execscope::sandbox::{DEFAULT_DENYLIST, Limits, Outcome};
+
+use crate::util::{run, run_with};
+
+fn import_forms(module: &str) -> Vec<String> {
+    let mut forms = vec![
+        format!("import {module}"),
+        format!("from {module} import *"),
+        format!("__import__('{module}')"),
+        format!("import importlib\nimportlib.import_module('{module}')"),
+        format!("import builtins\nbuiltins.__import__('{module}')"),
+    ];
+    if let Some((parent, child)) = module.rsplit_once('.') {
+        forms.push(format!("from {parent} import {child}"));
+        forms.push(format!(
+            "import importlib\nimportlib.import_module('.{child}', '{parent}')"
+        ));
+    }
+    forms
+}
+
+#[test]
+fn every_default_entry_is_denied_through_every_import_form() {
+    let mut checked = 0;
+    for module in DEFAULT_DENYLIST {
+        // One process per module: its forms run one after another, each must raise.
+        let mut code = String::from("results = []\n");
+        for form in import_forms(module) {
+            code.push_str(&format!(
+                "try:\n{}\n    results.append('imported')\nexcept ImportError as e:\n    results.append(str(e))\n",
+                form.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+            ));
+            checked += 1;
+        }
+        code.push_str("print('\\n'.join(results))\n");
+        let r = run(&code, &["True"]);
+        assert_eq!(r.outcome, Outcome::Pass, "{module}: {r:?}");
+        for (line, form) in r.stdout.lines().zip(import_forms(module)) {
+            assert!(
+                line.starts_with("denied: "),
+                "{module} via {form:?} gave {line:?}"
+            );
+        }
+        assert_eq!(
+            r.stdout.lines().count(),
+            import_forms(module).len(),
+            "{module}: {}",
+            r.stdout
+        );
+    }
+    assert!(checked >= 40, "{checked}");
+}
+
+#[test]
+fn an_uncaught_denied_import_is_an_error_that_says_denied() {
+    let r = run("import socket\n", &["True"]);
+    assert_eq!(r.outcome, Outcome::Error);
+    assert_eq!(r.detail, "ImportError: denied: socket (line 1)");
+    let r = run("from urllib.request import urlopen\n", &["True"]);
+    assert_eq!(r.outcome, Outcome::Error);
+    assert!(r.detail.contains("denied: urllib"), "{}", r.detail);
+}
+
+#[test]
+fn os_system_raises_instead_of_running_a_shell() {
+    let r = run("import os\nos.system('echo escaped')\n", &["True"]);
+    assert_eq!(r.outcome, Outcome::Error);
+    assert!(r.detail.contains("denied: os.system"), "{}", r.detail);
+    assert!(!r.stdout.contains("escaped"));
+    let r = run("import posix\nposix.system('echo escaped')\n", &["True"]);
+    assert!(r.detail.contains("denied: os.system"), "{}", r.detail);
+}
+
+#[test]
+fn modules_not_on_the_list_import_normally() {
+    let r = run(
+        "import math, json, re, collections, itertools, functools, heapq, string, random, typing\nimport os.path\nx = math.sqrt(16)\n",
+        &["x == 4"],
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
+
+#[test]
+fn the_denylist_is_configurable() {
+    let limits = Limits {
+        denylist: vec!["json".into()],
+        ..Limits::default()
+    };
+    let r = run_with("import json\n", &["True"], &limits, Duration::from_secs(3));
+    assert_eq!(r.detail, "ImportError: denied: json (line 1)");
+    let r = run_with(
+        "import shutil\n",
+        &["True"],
+        &limits,
+        Duration::from_secs(3),
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+    let none = Limits {
+        denylist: Vec::new(),
+        ..Limits::default()
+    };
+    let r = run_with("import socket\n", &["True"], &none, Duration::from_secs(3));
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
