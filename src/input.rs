@@ -165,3 +165,68 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = sha2::Sha256::digest(bytes);
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// What a dropped or opened file holds, judged from its content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A task file (lesson-70, HumanEval, MBPP, sanitized MBPP).
+    Tasks,
+    /// A generations file (JSONL or bigcode list of lists).
+    Generations,
+    /// An execscope run file.
+    RunFile,
+}
+
+/// Tells task files, generation files and run files apart by their content.
+pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
+    let text = read_text(path)?;
+    let trimmed = text.trim_start();
+    let first_object = jsonl_lines(&text)
+        .next()
+        .and_then(|(_, l)| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(serde_json::Value::is_object)
+        .or_else(|| serde_json::from_str::<serde_json::Value>(trimmed).ok());
+    let kind = match first_object {
+        Some(serde_json::Value::Object(map)) => {
+            let has = |k: &str| map.contains_key(k);
+            if map
+                .get("format")
+                .and_then(|f| f.as_str())
+                .is_some_and(|f| f.starts_with("execscope-run"))
+            {
+                Some(FileKind::RunFile)
+            } else if [
+                "entry_point",
+                "test_list",
+                "targets",
+                "metric_name",
+                "canonical_solution",
+            ]
+            .iter()
+            .any(|k| has(k))
+            {
+                Some(FileKind::Tasks)
+            } else if ["generation", "completion", "solution"]
+                .iter()
+                .any(|k| has(k))
+            {
+                Some(FileKind::Generations)
+            } else {
+                None
+            }
+        }
+        Some(serde_json::Value::Array(items)) => match items.first() {
+            Some(serde_json::Value::Array(_)) => Some(FileKind::Generations),
+            Some(serde_json::Value::Object(_)) => Some(FileKind::Tasks),
+            _ => None,
+        },
+        _ => None,
+    };
+    kind.ok_or_else(|| {
+        InputError::file(
+            path,
+            "format",
+            "not a task file, a generations file or an execscope run file",
+        )
+    })
+}

@@ -24,6 +24,8 @@
 pub mod demo;
 pub mod engine;
 pub mod generations;
+#[cfg(feature = "gui")]
+pub mod gui;
 pub mod input;
 pub mod passk;
 pub mod plan;

@@ -23,6 +23,12 @@ pub struct Cli {
     /// Generations file to preload in the desktop app.
     #[arg(long, global = false)]
     pub generations: Option<PathBuf>,
+    /// Start the run as soon as the window opens.
+    #[arg(long)]
+    pub run: bool,
+    /// Once the run is over, save a PNG of the window here and exit (implies --run).
+    #[arg(long, value_name = "OUT.png")]
+    pub screenshot: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -117,15 +123,39 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Validate { file }) => load::validate(&file),
-        None => {
-            let _ = (cli.tasks, cli.generations);
-            eprintln!(
-                "execscope: the desktop app is not part of this build yet; evaluate headless with\n  \
-                 execscope run [--tasks F --generations G]   (no files: the embedded demo set)"
-            );
-            Ok(ExitCode::from(2))
-        }
+        None => desktop(cli),
     }
+}
+
+#[cfg(feature = "gui")]
+fn desktop(cli: Cli) -> anyhow::Result<ExitCode> {
+    if cli.tasks.is_some() != cli.generations.is_some() {
+        return Err(BadInput(
+            "--tasks and --generations go together (or give neither for the demo set)".into(),
+        )
+        .into());
+    }
+    let screenshot = cli.screenshot.clone();
+    execscope::gui::run(execscope::gui::Launch {
+        tasks: cli.tasks,
+        generations: cli.generations,
+        run: cli.run || cli.screenshot.is_some(),
+        screenshot: cli.screenshot,
+    })?;
+    if let Some(path) = screenshot {
+        eprintln!("execscope: screenshot saved to {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "gui"))]
+fn desktop(cli: Cli) -> anyhow::Result<ExitCode> {
+    let _ = cli;
+    eprintln!(
+        "execscope: this is the headless build (no desktop app); evaluate with\n  \
+         execscope run [--tasks F --generations G]   (no files: the embedded demo set)"
+    );
+    Ok(ExitCode::from(2))
 }
 
 #[cfg(test)]

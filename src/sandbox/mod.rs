@@ -14,6 +14,16 @@ pub use cancel::CancelToken;
 pub use interpreter::Interpreter;
 pub use process::run_candidate;
 
+/// The exact payload the harness receives on stdin for `program`, shown to users
+/// (the per-candidate token is replaced by `<token>`).
+pub fn describe_payload(
+    program: &crate::plan::Program,
+    denylist: &[String],
+    python: &Interpreter,
+) -> String {
+    String::from_utf8_lossy(&payload::encode("<token>", program, denylist, python)).into_owned()
+}
+
 /// The harness program, embedded at build time.
 pub const HARNESS: &str = include_str!("../../assets/harness.py");
 

@@ -1,0 +1,211 @@
+//! The right-hand panel: headline figures, the outcome histogram (click a bar to
+//! filter the grid), the pass@k curve with values on hover, the per-task table
+//! and the pass@k calculator.
+
+use egui_plot::{Bar, BarChart, GridMark, HoverPosition, Line, Plot, PlotPoints, Points};
+
+use super::app::App;
+use super::command::Command;
+use super::theme::{Tokens, size};
+use super::ui_ext::UiExt;
+use crate::sandbox::Outcome;
+use crate::store::Summary;
+
+/// Series names (they drive hover text).
+const OUTCOMES_SERIES: &str = "outcomes";
+const PASS_AT_K_SERIES: &str = "pass@k";
+const MEAN_SCORE_SERIES: &str = "mean score";
+
+impl App {
+    pub(super) fn charts_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::right("charts")
+            .resizable(true)
+            .default_size(size::CHARTS_WIDTH)
+            .min_size(280.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical().show(ui, |ui| {
+                    let ks = self.session.ks();
+                    let summary = self.session.store.summary(&ks);
+                    self.headline_ui(ui, &summary);
+                    ui.separator();
+                    ui.strong("Outcomes");
+                    let clicked = show_histogram(ui, &summary);
+                    if let Some(outcome) = clicked {
+                        self.push(Command::FocusOutcome(outcome));
+                    }
+                    ui.weak_label("Click a bar to show only that outcome in the grid; click it again to show all.");
+                    ui.separator();
+                    ui.strong("pass@k");
+                    let curve = self.session.store.curve();
+                    show_curve(ui, &curve, summary.mean_score);
+                    if curve.is_empty() {
+                        ui.weak_label("The curve appears as results arrive.");
+                    }
+                    ui.separator();
+                    egui::CollapsingHeader::new("Per-task summary")
+                        .default_open(false)
+                        .show(ui, |ui| self.task_table_ui(ui, &ks));
+                    egui::CollapsingHeader::new("pass@k calculator")
+                        .default_open(true)
+                        .show(ui, |ui| self.calculator_ui(ui));
+                });
+            });
+    }
+
+    fn headline_ui(&self, ui: &mut egui::Ui, summary: &Summary) {
+        egui::Grid::new("headline")
+            .num_columns(2)
+            .spacing([16.0, 4.0])
+            .show(ui, |ui| {
+                ui.label("candidates");
+                ui.strong(format!(
+                    "{} / {}",
+                    summary.candidates,
+                    self.session.store.candidates.len()
+                ));
+                ui.end_row();
+                ui.label("tasks");
+                ui.strong(self.session.store.tasks.len().to_string());
+                ui.end_row();
+                ui.label("mean score");
+                ui.strong(format!("{:.4}", summary.mean_score));
+                ui.end_row();
+                for (k, v) in &summary.pass_at_k {
+                    ui.label(format!("pass@{k}"));
+                    ui.strong(format!("{v:.4}"));
+                    ui.end_row();
+                }
+            });
+    }
+}
+
+/// Draws the histogram; returns the outcome whose bar was clicked.
+fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
+    let tokens = Tokens::of(ui);
+    let bars: Vec<Bar> = Outcome::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            Bar::new(
+                i as f64,
+                summary.outcomes.get(o).copied().unwrap_or(0) as f64,
+            )
+            .name(o.as_str())
+            .fill(tokens.outcome(*o))
+        })
+        .collect();
+    let chart = BarChart::new(OUTCOMES_SERIES, bars)
+        .width(0.7)
+        .element_formatter(Box::new(|bar, _| format!("{}: {}", bar.name, bar.value)));
+    let response = Plot::new("histogram")
+        .height(size::CHART_HEIGHT)
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .allow_double_click_reset(false)
+        .show_x(false)
+        .include_y(0.0)
+        .include_y(1.0)
+        .y_axis_label("candidates")
+        .x_grid_spacer(|_| {
+            (0..Outcome::ALL.len())
+                .map(|i| GridMark {
+                    value: i as f64,
+                    step_size: 1.0,
+                })
+                .collect()
+        })
+        .x_axis_formatter(|mark, _| {
+            let i = mark.value.round();
+            if (mark.value - i).abs() < 1e-6 && (0.0..5.0).contains(&i) {
+                short_name(Outcome::ALL[i as usize]).to_owned()
+            } else {
+                String::new()
+            }
+        })
+        .label_formatter(|_| None)
+        .show(ui, |plot| {
+            plot.bar_chart(chart);
+            plot.pointer_coordinate()
+        });
+    if !response.response.clicked() {
+        return None;
+    }
+    let x = response.inner?.x.round();
+    (0.0..5.0).contains(&x).then(|| Outcome::ALL[x as usize])
+}
+
+/// Axis label of an outcome, short enough for five to fit under the bars.
+fn short_name(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Pass => "pass",
+        Outcome::AssertionFail => "assert fail",
+        Outcome::SyntaxError => "syntax",
+        Outcome::Timeout => "timeout",
+        Outcome::Error => "error",
+    }
+}
+
+/// Draws the pass@k curve and the mean score (values on hover).
+fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], mean: f64) {
+    let tokens = Tokens::of(ui);
+    let points: Vec<[f64; 2]> = curve.iter().map(|&(k, v)| [k as f64, v]).collect();
+    let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
+    Plot::new("passk")
+        .height(size::CHART_HEIGHT)
+        .include_y(0.0)
+        .include_y(1.0)
+        .include_x(1.0)
+        .include_x(max_k.max(2.0))
+        .allow_drag(false)
+        .allow_zoom(false)
+        .allow_scroll(false)
+        .allow_boxed_zoom(false)
+        .x_axis_label("k")
+        .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightBottom))
+        .x_axis_formatter(|mark, _| {
+            if mark.value.fract().abs() < 1e-9 && mark.value >= 1.0 {
+                format!("{}", mark.value)
+            } else {
+                String::new()
+            }
+        })
+        .label_formatter(|pos| match pos {
+            HoverPosition::NearDataPoint {
+                plot_name,
+                position,
+                ..
+            } if *plot_name == PASS_AT_K_SERIES => {
+                Some(format!("pass@{} = {:.4}", position.x.round(), position.y))
+            }
+            HoverPosition::NearDataPoint {
+                plot_name,
+                position,
+                ..
+            } if *plot_name == MEAN_SCORE_SERIES => Some(format!("mean score = {:.4}", position.y)),
+            _ => None,
+        })
+        .show(ui, |plot| {
+            if !points.is_empty() {
+                plot.line(
+                    Line::new(PASS_AT_K_SERIES, PlotPoints::new(points.clone()))
+                        .color(tokens.curve)
+                        .width(2.0),
+                );
+                plot.points(
+                    Points::new(PASS_AT_K_SERIES, PlotPoints::new(points.clone()))
+                        .color(tokens.curve)
+                        .radius(3.5),
+                );
+                plot.line(
+                    Line::new(
+                        MEAN_SCORE_SERIES,
+                        PlotPoints::new(vec![[1.0, mean], [max_k.max(2.0), mean]]),
+                    )
+                    .color(tokens.mean)
+                    .style(egui_plot::LineStyle::dashed_dense()),
+                );
+            }
+        });
+}

@@ -1,0 +1,206 @@
+//! The detail view of the selected candidate: summary line, time split, and tabs
+//! for the program (highlighted), the raw generation, each assertion with its
+//! mark, captured output and the exact harness payload. Everything is copyable.
+
+use egui::RichText;
+use egui_extras::syntax_highlighting::{CodeTheme, code_view_ui};
+
+use super::app::{App, DetailTab};
+use super::theme::size;
+use super::ui_ext::UiExt;
+use crate::sandbox;
+
+impl App {
+    pub(super) fn detail_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(index) = self.grid.selected else {
+            return;
+        };
+        if index >= self.session.store.candidates.len() {
+            self.grid.selected = None;
+            return;
+        }
+        egui::Panel::bottom("detail")
+            .resizable(true)
+            .default_size(size::DETAIL_HEIGHT)
+            .min_size(120.0)
+            .show(ui, |ui| {
+                ui.add_space(4.0);
+                self.detail_header_ui(ui, index);
+                ui.horizontal(|ui| {
+                    for (tab, title) in [
+                        (DetailTab::Code, "Program"),
+                        (DetailTab::Generation, "Generation"),
+                        (DetailTab::Assertions, "Assertions"),
+                        (DetailTab::Output, "Output"),
+                        (DetailTab::Payload, "Harness payload"),
+                    ] {
+                        ui.selectable_value(&mut self.detail_tab, tab, title);
+                    }
+                });
+                ui.separator();
+                egui::ScrollArea::both()
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| match self.detail_tab {
+                        DetailTab::Code => self.code_tab_ui(ui, index),
+                        DetailTab::Generation => self.generation_tab_ui(ui, index),
+                        DetailTab::Assertions => self.assertions_tab_ui(ui, index),
+                        DetailTab::Output => self.output_tab_ui(ui, index),
+                        DetailTab::Payload => self.payload_tab_ui(ui, index),
+                    });
+            });
+    }
+
+    fn detail_header_ui(&mut self, ui: &mut egui::Ui, index: usize) {
+        let store = &self.session.store;
+        let c = &store.candidates[index];
+        ui.horizontal_wrapped(|ui| {
+            ui.heading(format!("{}  #{}", store.task_id(c), c.sample));
+            match &c.result {
+                Some(r) => {
+                    ui.outcome_badge(r.outcome);
+                    ui.label(format!("score {:.2} ({}/{})", r.score, r.passed, r.total));
+                    ui.label(format!("{} ms", r.duration_ms));
+                    if let Some(t) = &r.timing {
+                        ui.weak_label(format!(
+                            "spawn {:.1} · start-up {:.1} · candidate {:.1} · teardown {:.1} ms",
+                            t.spawn_us as f64 / 1000.0,
+                            t.startup_us as f64 / 1000.0,
+                            t.candidate_us as f64 / 1000.0,
+                            t.teardown_us as f64 / 1000.0
+                        ))
+                        .on_hover_text("Where the wall-clock time went");
+                    }
+                    if !r.detail.is_empty() {
+                        ui.label(RichText::new(&r.detail).strong());
+                    }
+                }
+                None => {
+                    ui.weak_label("not run yet");
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui
+                    .button("✖")
+                    .on_hover_text("Close the detail view")
+                    .clicked()
+                {
+                    self.grid.selected = None;
+                }
+            });
+        });
+    }
+
+    fn code_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+        let c = &self.session.store.candidates[index];
+        if c.code.is_empty() {
+            ui.weak_label("No program: the generation had no code block.");
+            return;
+        }
+        copy_button(ui, "Copy program", &c.code);
+        python_view(ui, &c.code);
+        if !c.setup.is_empty() {
+            ui.separator();
+            ui.strong("Test setup (runs after the program)");
+            python_view(ui, &c.setup);
+        }
+    }
+
+    fn generation_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+        let c = &self.session.store.candidates[index];
+        copy_button(ui, "Copy generation", &c.generation);
+        ui.add(egui::Label::new(RichText::new(&c.generation).monospace()).selectable(true));
+    }
+
+    fn assertions_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+        let store = &self.session.store;
+        let c = &store.candidates[index];
+        let Some(task) = store.tasks.get(c.task) else {
+            return;
+        };
+        let marks = c
+            .result
+            .as_ref()
+            .map(|r| r.per_assertion.as_slice())
+            .unwrap_or(&[]);
+        let ran = c.result.as_ref().is_some_and(|r| {
+            matches!(
+                r.outcome,
+                sandbox::Outcome::Pass | sandbox::Outcome::AssertionFail
+            )
+        });
+        if !ran && c.result.is_some() {
+            ui.weak_label("The assertions did not run: the program itself did not complete.");
+        }
+        for (i, assertion) in task.assertions.iter().enumerate() {
+            ui.horizontal_top(|ui| {
+                match (ran, marks.get(i)) {
+                    (true, Some(ok)) => {
+                        ui.mark(*ok);
+                    }
+                    _ => {
+                        ui.weak_label("·");
+                    }
+                }
+                ui.vertical(|ui| python_view(ui, assertion));
+            });
+        }
+    }
+
+    fn output_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+        let Some(r) = &self.session.store.candidates[index].result else {
+            return;
+        };
+        for (title, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+            ui.horizontal(|ui| {
+                ui.strong(title);
+                if text.is_empty() {
+                    ui.weak_label("(empty)");
+                } else {
+                    copy_button(ui, "Copy", text);
+                }
+            });
+            if !text.is_empty() {
+                ui.add(egui::Label::new(RichText::new(text.as_str()).monospace()).selectable(true));
+            }
+            ui.add_space(6.0);
+        }
+    }
+
+    fn payload_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+        let Some(program) = self.session.program_of(index) else {
+            return;
+        };
+        let python = match &self.session.python {
+            Ok(p) => p.clone(),
+            Err(e) => {
+                ui.error_label(e);
+                return;
+            }
+        };
+        let denylist = self
+            .session
+            .last_run
+            .as_ref()
+            .map(|r| r.settings.limits.denylist.clone())
+            .unwrap_or_else(|| self.state.settings.run_settings().limits.denylist);
+        let payload = sandbox::describe_payload(&program, &denylist, &python);
+        ui.weak_label(format!(
+            "{} receives this on stdin as `{} -s -S -B -c <harness>`: each field is `<byte length>\\n<bytes>` (token, setup, program, denylist, sys.path, then one field per assertion).",
+            python.executable.display(),
+            python.executable.display()
+        ));
+        copy_button(ui, "Copy payload", &payload);
+        ui.add(egui::Label::new(RichText::new(payload).monospace()).selectable(true));
+    }
+}
+
+fn copy_button(ui: &mut egui::Ui, label: &str, text: &str) {
+    if ui.small_button(format!("📋 {label}")).clicked() {
+        ui.ctx().copy_text(text.to_owned());
+    }
+}
+
+fn python_view(ui: &mut egui::Ui, code: &str) {
+    let theme = CodeTheme::from_style(ui.style());
+    code_view_ui(ui, &theme, code, "py");
+}

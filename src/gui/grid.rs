@@ -1,0 +1,172 @@
+//! The results grid: one row per candidate, every column sortable both ways,
+//! outcome filter chips, text search, virtual scrolling (`body.rows`).
+
+use egui::{RichText, Sense};
+use egui_extras::{Column as TableColumn, TableBuilder};
+
+use super::app::App;
+use super::command::Command;
+use super::session::Progress;
+use super::theme::{Tokens, size};
+use super::ui_ext::UiExt;
+use super::view::Column;
+use crate::sandbox::Outcome;
+
+impl App {
+    pub(super) fn grid_ui(&mut self, ui: &mut egui::Ui) {
+        egui::CentralPanel::default().show(ui, |ui| {
+            self.grid_controls_ui(ui);
+            ui.add_space(4.0);
+            if self.session.store.candidates.is_empty() {
+                ui.add_space(40.0);
+                ui.vertical_centered(|ui| {
+                    ui.heading("No candidates yet");
+                    ui.weak_label("Open a task file and a generations file (or drop them here), then press ▶ Run.");
+                });
+                return;
+            }
+            self.table_ui(ui);
+        });
+    }
+
+    fn grid_controls_ui(&mut self, ui: &mut egui::Ui) {
+        let summary = self.session.store.summary(&[]);
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Show:");
+            let tokens = Tokens::of(ui);
+            for outcome in Outcome::ALL {
+                let i = Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0);
+                let shown = self.grid.shown[i];
+                let count = summary.outcomes.get(&outcome).copied().unwrap_or(0);
+                let text = RichText::new(format!("{} {count}", outcome.as_str()));
+                let button = if shown {
+                    egui::Button::new(text.color(tokens.on_outcome)).fill(tokens.outcome(outcome))
+                } else {
+                    egui::Button::new(text.color(tokens.weak).strikethrough())
+                };
+                let chip = ui
+                    .add(button)
+                    .on_hover_text("Click to show or hide; double-click to show only this outcome");
+                if chip.double_clicked() {
+                    self.push(Command::FocusOutcome(outcome));
+                } else if chip.clicked() {
+                    self.grid.toggle(outcome);
+                }
+            }
+            if !self.grid.shows_all() && ui.small_button("show all").clicked() {
+                self.grid.shown = [true; 5];
+                self.grid.invalidate();
+            }
+            ui.separator();
+            let search = ui.add(
+                egui::TextEdit::singleline(&mut self.grid.search)
+                    .hint_text("🔍 search task or detail")
+                    .desired_width(220.0),
+            );
+            if search.changed() {
+                self.grid.invalidate();
+            }
+            ui.weak_label(format!(
+                "{} of {} rows",
+                self.grid.rows.len(),
+                self.session.store.candidates.len()
+            ));
+        });
+    }
+
+    fn table_ui(&mut self, ui: &mut egui::Ui) {
+        let row_height = ui.text_style_height(&egui::TextStyle::Body) + size::ROW_PADDING;
+        let tokens = Tokens::of(ui);
+        let mut clicked_header = None;
+        let mut clicked_row = None;
+        let selected = self.grid.selected;
+        let store = &self.session.store;
+        let progress = &self.session.progress;
+        let rows = &self.grid.rows;
+        let (sort, ascending) = (self.grid.sort, self.grid.ascending);
+        TableBuilder::new(ui)
+            .id_salt("results")
+            .striped(true)
+            .resizable(true)
+            .sense(Sense::click())
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+            .column(TableColumn::initial(170.0).at_least(80.0).clip(true))
+            .column(TableColumn::auto().at_least(60.0))
+            .column(TableColumn::auto().at_least(120.0))
+            .column(TableColumn::auto().at_least(60.0))
+            .column(TableColumn::auto().at_least(70.0))
+            .column(TableColumn::auto().at_least(60.0))
+            .column(TableColumn::remainder().at_least(120.0).clip(true))
+            .header(row_height + 4.0, |mut header| {
+                for column in Column::ALL {
+                    header.col(|ui| {
+                        let arrow = match (sort == column, ascending) {
+                            (true, true) => " ⏶",
+                            (true, false) => " ⏷",
+                            _ => "",
+                        };
+                        if ui
+                            .button(RichText::new(format!("{}{arrow}", column.title())).strong())
+                            .on_hover_text(format!("Sort by {}", column.title()))
+                            .clicked()
+                        {
+                            clicked_header = Some(column);
+                        }
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(row_height, rows.len(), |mut row| {
+                    let index = rows[row.index()];
+                    let c = &store.candidates[index];
+                    row.set_selected(selected == Some(index));
+                    row.col(|ui| {
+                        ui.label(store.task_id(c));
+                    });
+                    row.col(|ui| {
+                        ui.label(c.sample.to_string());
+                    });
+                    match &c.result {
+                        Some(r) => {
+                            row.col(|ui| {
+                                ui.outcome_badge(r.outcome);
+                            });
+                            row.col(|ui| {
+                                ui.label(format!("{:.2}", r.score));
+                            });
+                            row.col(|ui| {
+                                ui.label(format!("{}/{}", r.passed, r.total));
+                            });
+                            row.col(|ui| {
+                                ui.label(r.duration_ms.to_string());
+                            });
+                            row.col(|ui| {
+                                ui.label(&r.detail);
+                            });
+                        }
+                        None => {
+                            let state = match progress.get(index) {
+                                Some(Progress::Running) => "running…",
+                                _ => "queued",
+                            };
+                            row.col(|ui| {
+                                ui.label(RichText::new(state).color(tokens.weak).italics());
+                            });
+                            for _ in 0..4 {
+                                row.col(|_| {});
+                            }
+                        }
+                    }
+                    if row.response().clicked() {
+                        clicked_row = Some(index);
+                    }
+                });
+            });
+        if let Some(column) = clicked_header {
+            self.grid.click_header(column);
+        }
+        if let Some(index) = clicked_row {
+            self.push(Command::Select(index));
+        }
+    }
+}

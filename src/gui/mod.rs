@@ -1,0 +1,111 @@
+//! The desktop app (eframe, glow renderer): open task and generation files, set
+//! the limits, run, watch results stream into the grid and the charts, inspect a
+//! candidate, export. It renders the library's store and sends it commands; it
+//! holds no evaluation logic of its own.
+
+mod app;
+mod charts;
+mod command;
+mod detail;
+mod dialogs;
+mod grid;
+mod problems;
+mod screenshot;
+mod session;
+mod settings;
+mod state;
+mod status;
+mod tasks;
+mod theme;
+mod toolbar;
+mod ui_ext;
+mod view;
+
+use std::path::PathBuf;
+
+pub use app::{App, Calculator, DetailTab};
+pub use command::{Command, Export, FileTarget};
+pub use session::{Progress, Session};
+pub use state::{AppState, Settings, ThemeChoice};
+pub use view::{Column, GridView};
+
+/// How the app starts.
+#[derive(Debug, Clone, Default)]
+pub struct Launch {
+    /// Task file to preload.
+    pub tasks: Option<PathBuf>,
+    /// Generations file to preload.
+    pub generations: Option<PathBuf>,
+    /// Start the run at once.
+    pub run: bool,
+    /// Save a screenshot here once the run is over, then exit.
+    pub screenshot: Option<PathBuf>,
+}
+
+/// Why the window could not be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum GuiError {
+    /// Occurs when there is no display to open a window on.
+    #[error(
+        "no display to open a window on ({0}); evaluate headless with `execscope run --tasks F --generations G`"
+    )]
+    NoDisplay(String),
+    /// Occurs when the `--screenshot` file could not be written.
+    #[error("{0}")]
+    Screenshot(String),
+}
+
+/// Opens the window and runs until it is closed.
+pub fn run(launch: Launch) -> Result<(), GuiError> {
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        return Err(GuiError::NoDisplay(
+            "neither DISPLAY nor WAYLAND_DISPLAY is set".into(),
+        ));
+    }
+    let screenshot = launch.screenshot.clone();
+    let result_slot = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let slot = std::sync::Arc::clone(&result_slot);
+    let options = eframe::NativeOptions {
+        renderer: eframe::Renderer::Glow,
+        viewport: egui::ViewportBuilder::default()
+            .with_title("execscope")
+            .with_app_id("execscope")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([900.0, 560.0])
+            .with_drag_and_drop(true),
+        persist_window: screenshot.is_none(),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "execscope",
+        options,
+        Box::new(move |cc| {
+            let app = App::new(cc, launch);
+            if let Some(shot) = &app.screenshot {
+                *slot.lock().map_err(|e| e.to_string())? =
+                    Some(std::sync::Arc::clone(&shot.result));
+            }
+            Ok(Box::new(app))
+        }),
+    )
+    .map_err(|e| GuiError::NoDisplay(e.to_string()))?;
+    if let Some(path) = screenshot {
+        let saved = result_slot
+            .lock()
+            .ok()
+            .and_then(|s| s.clone())
+            .and_then(|r| r.lock().ok().and_then(|g| g.clone()));
+        return match saved {
+            Some(Ok(_)) => Ok(()),
+            Some(Err(e)) => Err(GuiError::Screenshot(e)),
+            None => Err(GuiError::Screenshot(format!(
+                "the window closed before {} was taken",
+                path.display()
+            ))),
+        };
+    }
+    Ok(())
+}

@@ -1,0 +1,70 @@
+//! The Settings window: timeout, output cap, workers, interpreter (with its
+//! detected version) and the denylist. Persisted with the rest of the state.
+
+use super::app::App;
+use super::command::Command;
+use super::state::Settings;
+use super::ui_ext::UiExt;
+
+impl App {
+    pub(super) fn settings_ui(&mut self, ui: &mut egui::Ui) {
+        let mut open = self.show_settings;
+        egui::Window::new("Settings")
+            .open(&mut open)
+            .resizable(false)
+            .default_width(380.0)
+            .show(ui.ctx(), |ui| {
+                let running = self.session.is_running();
+                ui.add_enabled_ui(!running, |ui| self.settings_form_ui(ui));
+                if running {
+                    ui.weak_label("Settings apply to the next run.");
+                }
+            });
+        self.show_settings = open;
+    }
+
+    fn settings_form_ui(&mut self, ui: &mut egui::Ui) {
+        let s = &mut self.state.settings;
+        let mut detect = false;
+        egui::Grid::new("settings_grid").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
+            ui.label("Timeout");
+            ui.add(egui::DragValue::new(&mut s.timeout_s).range(0.1..=30.0).speed(0.1).suffix(" s"))
+                .on_hover_text("Wall clock per candidate, from spawn. A task's metadata.timeout_s overrides it; at most 30 s.");
+            ui.end_row();
+            ui.label("Output cap");
+            ui.add(egui::DragValue::new(&mut s.output_cap_kib).range(1..=1_048_576).suffix(" KiB"))
+                .on_hover_text("A candidate printing more than this on stdout or on stderr is killed: error, output overflow.");
+            ui.end_row();
+            ui.label("Workers");
+            ui.add(egui::DragValue::new(&mut s.workers).range(1..=64))
+                .on_hover_text("Candidates run at the same time (default: one per core).");
+            ui.end_row();
+            ui.label("Interpreter");
+            ui.horizontal(|ui| {
+                let edit = ui.add(egui::TextEdit::singleline(&mut s.python).desired_width(180.0));
+                detect |= edit.lost_focus();
+                detect |= ui.button("Detect").clicked();
+            });
+            ui.end_row();
+            ui.label("");
+            match &self.session.python {
+                Ok(py) => ui.weak_label(format!("Python {} at {}", py.version, py.executable.display())),
+                Err(e) => ui.error_label(e),
+            };
+            ui.end_row();
+            ui.label("Denylist");
+            ui.add(egui::TextEdit::multiline(&mut s.denylist).desired_rows(4).desired_width(220.0))
+                .on_hover_text("Modules candidates may not import (one per line; each includes its submodules). os.system is always refused while the list is not empty.");
+            ui.end_row();
+        });
+        ui.separator();
+        if ui.button("Reset to defaults").clicked() {
+            let python_changed = self.state.settings.python != Settings::default().python;
+            self.state.settings = Settings::default();
+            detect |= python_changed;
+        }
+        if detect {
+            self.push(Command::DetectPython);
+        }
+    }
+}

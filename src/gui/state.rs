@@ -1,0 +1,103 @@
+//! What the app remembers between sessions (plain data, persisted through eframe
+//! storage): settings, recent files and the theme.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::engine::{RunSettings, default_workers};
+use crate::sandbox::{DEFAULT_DENYLIST, DEFAULT_OUTPUT_CAP, Limits};
+
+/// The storage key.
+pub const STORAGE_KEY: &str = "execscope-state";
+/// How many recent files are kept.
+const RECENT_MAX: usize = 8;
+
+/// Settings a user edits in the Settings panel.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Default wall-clock timeout per candidate, seconds.
+    pub timeout_s: f64,
+    /// Output cap per stream, KiB.
+    pub output_cap_kib: u64,
+    /// Worker threads.
+    pub workers: usize,
+    /// Interpreter command or path.
+    pub python: String,
+    /// Denied modules, one per line.
+    pub denylist: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            timeout_s: 3.0,
+            output_cap_kib: DEFAULT_OUTPUT_CAP / 1024,
+            workers: default_workers(),
+            python: "python3".into(),
+            denylist: DEFAULT_DENYLIST.join("\n"),
+        }
+    }
+}
+
+impl Settings {
+    /// The engine settings these stand for.
+    pub fn run_settings(&self) -> RunSettings {
+        RunSettings {
+            limits: Limits {
+                timeout: Duration::from_secs_f64(self.timeout_s.clamp(0.1, 30.0)),
+                output_cap: self.output_cap_kib.max(1) * 1024,
+                denylist: self
+                    .denylist
+                    .split([',', '\n', ' '])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            },
+            workers: self.workers.clamp(1, 512),
+        }
+    }
+}
+
+/// Kinds of recent file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum RecentKind {
+    /// A task file.
+    Tasks,
+    /// A generations file.
+    Generations,
+    /// A run file.
+    Run,
+}
+
+/// Light or dark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum ThemeChoice {
+    /// Dark (the default: easiest on a projector in a dim room).
+    #[default]
+    Dark,
+    /// Light.
+    Light,
+}
+
+/// Everything persisted.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AppState {
+    /// Run settings.
+    pub settings: Settings,
+    /// Recently opened files, newest first.
+    pub recent: Vec<(RecentKind, PathBuf)>,
+    /// The theme.
+    pub theme: ThemeChoice,
+}
+
+impl AppState {
+    /// Puts `path` at the front of the recent files.
+    pub fn remember(&mut self, kind: RecentKind, path: PathBuf) {
+        self.recent.retain(|(k, p)| !(*k == kind && *p == path));
+        self.recent.insert(0, (kind, path));
+        self.recent.truncate(RECENT_MAX);
+    }
+}

@@ -1,0 +1,114 @@
+//! The status bar: progress (done/total, rate, ETA) while running, the last run's
+//! figures after, the interpreter, and messages. Also the drop-a-file overlay.
+
+use super::app::App;
+use super::theme::Tokens;
+use super::ui_ext::UiExt;
+
+impl App {
+    pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
+        egui::Panel::bottom("status").show(ui, |ui| {
+            ui.add_space(3.0);
+            ui.horizontal(|ui| {
+                let total = self.session.store.candidates.len();
+                let done = self.session.done;
+                if let Some(elapsed) = self.session.running_for() {
+                    let secs = elapsed.as_secs_f64().max(1e-3);
+                    let rate = done as f64 / secs;
+                    let eta = if rate > 0.0 {
+                        (total - done) as f64 / rate
+                    } else {
+                        f64::NAN
+                    };
+                    let text = format!(
+                        "{done} / {total}   {rate:.0} candidates/s   ETA {}",
+                        if eta.is_finite() {
+                            format!("{eta:.0} s")
+                        } else {
+                            "…".into()
+                        }
+                    );
+                    let fraction = if total > 0 {
+                        done as f32 / total as f32
+                    } else {
+                        0.0
+                    };
+                    ui.add(
+                        egui::ProgressBar::new(fraction)
+                            .text(text)
+                            .desired_width(420.0)
+                            .animate(true),
+                    );
+                } else if let Some(end) = &self.session.last_run {
+                    let secs = end.elapsed.as_secs_f64();
+                    ui.label(format!(
+                        "{} {done} / {total} in {secs:.1} s ({:.0} candidates/s)",
+                        if end.cancelled {
+                            "Cancelled at"
+                        } else {
+                            "Done:"
+                        },
+                        if secs > 0.0 { done as f64 / secs } else { 0.0 }
+                    ));
+                } else if total > 0 && self.session.opened_run.is_none() {
+                    ui.label(format!("Ready: {total} candidates. Press ▶ Run."));
+                }
+                ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                    match &self.session.python {
+                        Ok(py) => {
+                            ui.weak_label(format!("python {}", py.version))
+                                .on_hover_text(py.executable.display().to_string());
+                        }
+                        Err(e) => {
+                            ui.error_label("no python").on_hover_text(e.clone());
+                        }
+                    }
+                    if let Some(last) = self.session.notices.last().cloned() {
+                        ui.separator();
+                        let more = self.session.notices.len() > 1;
+                        if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
+                            self.session.notices.pop();
+                        }
+                        let label = if last.error {
+                            ui.error_label(&last.text)
+                        } else {
+                            ui.label(&last.text)
+                        };
+                        if more {
+                            label.on_hover_text(
+                                self.session
+                                    .notices
+                                    .iter()
+                                    .map(|n| n.text.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join("\n"),
+                            );
+                        }
+                    }
+                });
+            });
+            ui.add_space(3.0);
+        });
+    }
+
+    pub(super) fn drop_overlay_ui(&mut self, ui: &mut egui::Ui) {
+        let hovering = ui.ctx().input(|i| !i.raw.hovered_files.is_empty());
+        if !hovering {
+            return;
+        }
+        let screen = ui.ctx().content_rect();
+        let painter = ui.ctx().layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::unique("drop"),
+        ));
+        let tokens = Tokens::of(ui);
+        painter.rect_filled(screen, 0.0, tokens.overlay);
+        painter.text(
+            screen.center(),
+            egui::Align2::CENTER_CENTER,
+            "Drop a task file, a generations file or a run file",
+            egui::FontId::proportional(24.0),
+            tokens.overlay_text,
+        );
+    }
+}

@@ -1,0 +1,203 @@
+//! The results grid's view model: sort column and direction, outcome filter, text
+//! search, selection, and the cached list of visible rows (rebuilt only when the
+//! store or the view changes, so a 100,000-row grid costs nothing per frame).
+
+use std::cmp::Ordering;
+use std::time::{Duration, Instant};
+
+use super::session::Progress;
+use crate::sandbox::Outcome;
+use crate::store::Store;
+
+/// Grid columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Column {
+    /// Task id (then sample).
+    Task,
+    /// Sample number.
+    Sample,
+    /// Outcome.
+    Outcome,
+    /// Score.
+    Score,
+    /// Passed / total.
+    Passed,
+    /// Duration.
+    Duration,
+    /// Detail text.
+    Detail,
+}
+
+impl Column {
+    /// All columns in display order.
+    pub const ALL: [Column; 7] = [
+        Column::Task,
+        Column::Sample,
+        Column::Outcome,
+        Column::Score,
+        Column::Passed,
+        Column::Duration,
+        Column::Detail,
+    ];
+
+    /// Header text.
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::Task => "task",
+            Column::Sample => "sample",
+            Column::Outcome => "outcome",
+            Column::Score => "score",
+            Column::Passed => "passed",
+            Column::Duration => "ms",
+            Column::Detail => "detail",
+        }
+    }
+}
+
+/// How often the visible rows are rebuilt while results stream in.
+const LIVE_REFRESH: Duration = Duration::from_millis(250);
+
+/// The grid's view state.
+#[derive(Debug, Clone)]
+pub struct GridView {
+    /// Sort column.
+    pub sort: Column,
+    /// Ascending?
+    pub ascending: bool,
+    /// Outcomes shown; all true shows everything, including unfinished rows.
+    pub shown: [bool; 5],
+    /// Case-insensitive text searched in task id and detail.
+    pub search: String,
+    /// Selected candidate (index into the store).
+    pub selected: Option<usize>,
+    /// Visible candidate indices, in display order.
+    pub rows: Vec<usize>,
+    seen_revision: u64,
+    dirty: bool,
+    refreshed: Option<Instant>,
+}
+
+impl Default for GridView {
+    fn default() -> Self {
+        GridView {
+            sort: Column::Task,
+            ascending: true,
+            shown: [true; 5],
+            search: String::new(),
+            selected: None,
+            rows: Vec::new(),
+            seen_revision: u64::MAX,
+            dirty: true,
+            refreshed: None,
+        }
+    }
+}
+
+impl GridView {
+    /// Clicking a header: sort by it, or flip the direction if it already is.
+    pub fn click_header(&mut self, column: Column) {
+        if self.sort == column {
+            self.ascending = !self.ascending;
+        } else {
+            self.sort = column;
+            self.ascending = true;
+        }
+        self.dirty = true;
+    }
+
+    /// Shows only `outcome`, or everything when it already was the only one.
+    pub fn focus(&mut self, outcome: Outcome) {
+        let i = outcome_index(outcome);
+        let only = self.shown.iter().enumerate().all(|(j, s)| *s == (j == i));
+        self.shown = if only {
+            [true; 5]
+        } else {
+            std::array::from_fn(|j| j == i)
+        };
+        self.dirty = true;
+    }
+
+    /// Toggles one outcome.
+    pub fn toggle(&mut self, outcome: Outcome) {
+        let i = outcome_index(outcome);
+        self.shown[i] = !self.shown[i];
+        self.dirty = true;
+    }
+
+    /// Whether every outcome is shown.
+    pub fn shows_all(&self) -> bool {
+        self.shown.iter().all(|s| *s)
+    }
+
+    /// Marks the rows for rebuilding (search text changed).
+    pub fn invalidate(&mut self) {
+        self.dirty = true;
+    }
+
+    /// Rebuilds the rows if the store or the view changed. While `live` (a run in
+    /// progress) store changes are picked up at most four times a second.
+    pub fn refresh(&mut self, store: &Store, progress: &[Progress], revision: u64, live: bool) {
+        let stale = revision != self.seen_revision;
+        let throttled = live && self.refreshed.is_some_and(|t| t.elapsed() < LIVE_REFRESH);
+        if !(self.dirty || stale && !throttled) {
+            return;
+        }
+        self.seen_revision = revision;
+        self.dirty = false;
+        self.refreshed = Some(Instant::now());
+        let needle = self.search.trim().to_lowercase();
+        let all = self.shows_all();
+        let mut rows: Vec<usize> = (0..store.candidates.len())
+            .filter(|&i| {
+                let c = &store.candidates[i];
+                let shown = match &c.result {
+                    Some(r) => self.shown[outcome_index(r.outcome)],
+                    None => all,
+                };
+                shown
+                    && (needle.is_empty()
+                        || store.task_id(c).to_lowercase().contains(&needle)
+                        || c.result
+                            .as_ref()
+                            .is_some_and(|r| r.detail.to_lowercase().contains(&needle)))
+            })
+            .collect();
+        let key = |i: &usize, j: &usize| compare(store, progress, self.sort, *i, *j);
+        rows.sort_by(|i, j| if self.ascending { key(i, j) } else { key(j, i) }.then(i.cmp(j)));
+        self.rows = rows;
+    }
+}
+
+fn outcome_index(outcome: Outcome) -> usize {
+    Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0)
+}
+
+fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: usize) -> Ordering {
+    let (a, b) = (&store.candidates[i], &store.candidates[j]);
+    let (ra, rb) = (a.result.as_ref(), b.result.as_ref());
+    let by_task = || a.task.cmp(&b.task).then(a.sample.cmp(&b.sample));
+    // Unfinished rows sort after finished ones, running before queued.
+    let pending = |k: usize| match progress.get(k) {
+        Some(Progress::Running) => 1,
+        Some(Progress::Queued) => 2,
+        _ => 0,
+    };
+    let unfinished = pending(i).cmp(&pending(j));
+    match column {
+        Column::Task => store.task_id(a).cmp(store.task_id(b)).then(by_task()),
+        Column::Sample => a.sample.cmp(&b.sample).then(by_task()),
+        _ if ra.is_none() || rb.is_none() => unfinished.then(by_task()),
+        Column::Outcome => ra.map(|r| r.outcome).cmp(&rb.map(|r| r.outcome)),
+        Column::Score => ra
+            .map(|r| r.score)
+            .partial_cmp(&rb.map(|r| r.score))
+            .unwrap_or(Ordering::Equal),
+        Column::Passed => ra
+            .map(|r| (r.passed, r.total))
+            .cmp(&rb.map(|r| (r.passed, r.total))),
+        Column::Duration => ra.map(|r| r.duration_ms).cmp(&rb.map(|r| r.duration_ms)),
+        Column::Detail => ra
+            .map(|r| r.detail.as_str())
+            .cmp(&rb.map(|r| r.detail.as_str())),
+    }
+}
