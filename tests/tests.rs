@@ -8,6 +8,7 @@
 //! - `engine`: worker-count independence, cancellation, events.
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
+//! - `gui`: the desktop app driven headless (egui_kittest).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
 //! its own, so its long runs are not squeezed by these tests).
@@ -22,6 +23,8 @@ mod cli;
 mod containment;
 mod denylist;
 mod engine;
+#[cfg(feature = "gui")]
+mod gui;
 mod outcomes;
 mod readers;
 mod report;

@@ -58,11 +58,14 @@ impl App {
                 self.grid.invalidate();
             }
             ui.separator();
-            let search = ui.add(
-                egui::TextEdit::singleline(&mut self.grid.search)
-                    .hint_text("🔍 search task or detail")
-                    .desired_width(220.0),
-            );
+            let label = ui.label("🔍");
+            let search = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.grid.search)
+                        .hint_text("search task or detail")
+                        .desired_width(220.0),
+                )
+                .labelled_by(label.id);
             if search.changed() {
                 self.grid.invalidate();
             }
@@ -84,6 +87,8 @@ impl App {
         let progress = &self.session.progress;
         let rows = &self.grid.rows;
         let (sort, ascending) = (self.grid.sort, self.grid.ascending);
+        // Cells are plain text so a click anywhere on a row selects it.
+        ui.style_mut().interaction.selectable_labels = false;
         TableBuilder::new(ui)
             .id_salt("results")
             .striped(true)

@@ -66,12 +66,12 @@ impl App {
     pub(super) fn calculator_ui(&mut self, ui: &mut egui::Ui) {
         let calc = &mut self.calculator;
         ui.horizontal(|ui| {
-            ui.label("n");
-            ui.add(egui::DragValue::new(&mut calc.n).range(1..=1000));
-            ui.label("c");
-            ui.add(egui::DragValue::new(&mut calc.c).range(0..=calc.n));
-            ui.label("k");
-            ui.add(egui::DragValue::new(&mut calc.k).range(1..=1000));
+            let n = ui.label("n").on_hover_text("samples per task");
+            ui.add(egui::DragValue::new(&mut calc.n).range(1..=1000)).labelled_by(n.id);
+            let c = ui.label("c").on_hover_text("correct samples");
+            ui.add(egui::DragValue::new(&mut calc.c).range(0..=calc.n)).labelled_by(c.id);
+            let k = ui.label("k").on_hover_text("samples drawn");
+            ui.add(egui::DragValue::new(&mut calc.k).range(1..=1000)).labelled_by(k.id);
         });
         calc.c = calc.c.min(calc.n);
         let (n, c, k) = (calc.n as usize, calc.c as usize, calc.k as usize);

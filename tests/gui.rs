@@ -1,0 +1,201 @@
+//! The desktop app driven headless through egui_kittest: the real app state, the
+//! real engine and the real python3. Widgets are found by their labels.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use execscope::gui::{App, Column, Command, DetailTab, Launch};
+use execscope::sandbox::Outcome;
+
+/// One harness for every GUI test: the real app at projector size.
+fn new_harness(launch: Launch) -> Harness<'static, App> {
+    Harness::builder()
+        .with_size([1280.0, 800.0])
+        .build_eframe(move |cc| App::new(cc, launch))
+}
+
+/// Steps the app until no run is in progress (the engine runs on its own threads).
+fn wait_for_run(harness: &mut Harness<'static, App>) {
+    let start = Instant::now();
+    harness.step();
+    while harness.state().session.is_running() {
+        assert!(start.elapsed() < Duration::from_secs(60), "the run did not finish");
+        std::thread::sleep(Duration::from_millis(20));
+        harness.step();
+    }
+    harness.run_steps(3);
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+}
+
+#[test]
+fn pressing_run_on_the_demo_fills_the_grid_the_histogram_and_pass_at_k() {
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(2);
+    assert!(harness.state().session.is_demo());
+    assert_eq!(harness.state().session.store.candidates.len(), 25);
+    harness.get_by_label("▶ Run").click();
+    wait_for_run(&mut harness);
+    let app = harness.state();
+    assert_eq!(app.session.done, 25);
+    assert_eq!(app.grid.rows.len(), 25);
+    let summary = app.session.store.summary(&[1, 5]);
+    let counts: Vec<usize> = Outcome::ALL.iter().map(|o| summary.outcomes[o]).collect();
+    assert_eq!(counts, [11, 8, 1, 1, 4]);
+    assert_eq!(format!("{:.4}", summary.pass_at_k[&1]), "0.4400");
+    assert_eq!(summary.pass_at_k[&5], 1.0);
+    // The headline and the outcome chips show the same figures.
+    harness.get_by_label("0.4400");
+    harness.get_by_label("timeout 1");
+    harness.get_by_label("assertion_fail 8");
+    assert!(harness.query_by_label_contains("Done: 25 / 25").is_some());
+}
+
+#[test]
+fn clicking_a_column_header_sorts_both_ways() {
+    let mut harness = new_harness(Launch { run: true, ..Launch::default() });
+    wait_for_run(&mut harness);
+    harness.get_by_label("ms").click();
+    harness.run_steps(2);
+    let durations = |h: &Harness<'static, App>| -> Vec<u64> {
+        let app = h.state();
+        app.grid.rows.iter().map(|&i| app.session.store.candidates[i].result.as_ref().unwrap().duration_ms).collect()
+    };
+    assert_eq!(harness.state().grid.sort, Column::Duration);
+    let up = durations(&harness);
+    assert!(up.windows(2).all(|w| w[0] <= w[1]), "{up:?}");
+    assert!(up.last().unwrap() >= &1000, "the timeout is slowest");
+    harness.get_by_label("ms ⏶").click();
+    harness.run_steps(2);
+    let down = durations(&harness);
+    assert!(!harness.state().grid.ascending);
+    assert!(down.windows(2).all(|w| w[0] >= w[1]), "{down:?}");
+}
+
+#[test]
+fn outcome_chips_and_histogram_focus_filter_the_grid() {
+    let mut harness = new_harness(Launch { run: true, ..Launch::default() });
+    wait_for_run(&mut harness);
+    harness.get_by_label("pass 11").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 14, "pass rows hidden");
+    harness.state_mut().push(Command::FocusOutcome(Outcome::Error));
+    harness.run_steps(2);
+    let app = harness.state();
+    assert_eq!(app.grid.rows.len(), 4);
+    assert!(app.grid.rows.iter().all(|&i| app.session.store.candidates[i].result.as_ref().unwrap().outcome == Outcome::Error));
+    // Focusing the only shown outcome again shows everything.
+    harness.state_mut().push(Command::FocusOutcome(Outcome::Error));
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 25);
+}
+
+#[test]
+fn the_search_box_filters_by_task_and_detail() {
+    let mut harness = new_harness(Launch { run: true, ..Launch::default() });
+    wait_for_run(&mut harness);
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "🔍").focus();
+    harness.get_by_role_and_label(egui::accesskit::Role::TextInput, "🔍").type_text("denied");
+    harness.run_steps(3);
+    let app = harness.state();
+    assert_eq!(app.grid.rows.len(), 2, "{:?}", app.grid.search);
+}
+
+#[test]
+fn selecting_a_row_shows_code_assertions_output_and_payload() {
+    let mut harness = new_harness(Launch { run: true, ..Launch::default() });
+    wait_for_run(&mut harness);
+    harness.get_by_label("output overflow").click();
+    harness.run_steps(2);
+    let app = harness.state();
+    let selected = app.grid.selected.expect("a row is selected");
+    let c = &app.session.store.candidates[selected];
+    assert_eq!((app.session.store.task_id(c), c.sample), ("count_vowels", 1));
+    harness.get_by_label("count_vowels  #1");
+    harness.get_by_label("📋 Copy program");
+
+    harness.get_by_label("Output").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().detail_tab, DetailTab::Output);
+    assert!(harness.query_by_label_contains("vowels! vowels!").is_some());
+
+    harness.get_by_label("Harness payload").click();
+    harness.run_steps(2);
+    assert!(harness.query_by_label_contains("count_vowels('hello') == 2").is_some());
+
+    // A passing row: every assertion carries a ✔.
+    harness.state_mut().push(Command::Select(0));
+    harness.run_steps(1);
+    harness.get_by_label("Assertions").click();
+    harness.run_steps(2);
+    assert_eq!(harness.query_all_by_label("✔").count(), 3);
+}
+
+#[test]
+fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(1);
+    harness.state_mut().push(Command::LoadTasks(fixture("lesson70_rules.jsonl")));
+    harness.run_steps(2);
+    let dir = execscope_test_dir();
+    let gens = dir.path().join("g.jsonl");
+    std::fs::write(&gens, "{\"task_id\": \"valid_code\", \"generation\": \"def f():\\n    return 1\\n\"}\n").unwrap();
+    harness.state_mut().push(Command::LoadGenerations(gens.clone()));
+    harness.run_steps(2);
+    let app = harness.state();
+    assert_eq!(app.session.problems().len(), 23);
+    assert!(app.session.cannot_run().is_some(), "invalid inputs block the run");
+    harness.get_by_label("⚠ 23 problem(s) in the inputs");
+    harness.get_by_label("Run the valid records anyway").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().session.cannot_run(), None);
+    harness.get_by_label("▶ Run").click();
+    wait_for_run(&mut harness);
+    assert_eq!(harness.state().session.store.summary(&[1]).outcomes[&Outcome::Pass], 1);
+    // Recent files remember both.
+    assert_eq!(harness.state().state.recent.len(), 2);
+}
+
+#[test]
+fn a_saved_run_reopens_without_running_and_exports_csv() {
+    let dir = execscope_test_dir();
+    let mut harness = new_harness(Launch { run: true, ..Launch::default() });
+    wait_for_run(&mut harness);
+    let run_path = dir.path().join("demo-run.json");
+    harness.state_mut().push(Command::Export(execscope::gui::Export::RunFile, run_path.clone()));
+    harness.run_steps(2);
+    let mut reopened = new_harness(Launch::default());
+    reopened.state_mut().push(Command::OpenAny(run_path));
+    reopened.run_steps(3);
+    let app = reopened.state();
+    assert!(app.session.opened_run.is_some());
+    assert_eq!(app.session.done, 25);
+    assert!(app.session.cannot_run().is_some(), "a saved run is inspected, not re-run");
+    assert_eq!(app.session.store.summary(&[1]).outcomes, harness.state().session.store.summary(&[1]).outcomes);
+    let csv = dir.path().join("c.csv");
+    reopened.state_mut().push(Command::Export(execscope::gui::Export::CandidatesCsv, csv.clone()));
+    reopened.run_steps(2);
+    assert_eq!(std::fs::read_to_string(csv).unwrap().lines().count(), 26);
+}
+
+#[test]
+fn the_keyboard_shortcut_runs_and_the_calculator_shows_its_value() {
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(1);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    harness.step();
+    assert!(harness.state().session.is_running() || harness.state().session.done > 0);
+    wait_for_run(&mut harness);
+    assert_eq!(harness.state().session.done, 25);
+    // n=10, c=3, k=5: 1 - C(7,5)/C(10,5) = 1 - 21/252.
+    harness.get_by_label("= 1 − 21 / 252");
+    harness.get_by_label("pass@5 = 0.9167");
+}
+
+fn execscope_test_dir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("execscope-gui-").tempdir().unwrap()
+}
