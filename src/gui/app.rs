@@ -19,6 +19,9 @@ use crate::input::{self, FileKind};
 /// Time spent applying engine events per frame before yielding to drawing.
 const DRAIN_BUDGET: Duration = Duration::from_millis(8);
 
+/// Longest wait before results that arrived are drawn.
+const RESULT_REPAINT: Duration = Duration::from_millis(50);
+
 /// Keyboard shortcuts, shown in tooltips.
 pub mod shortcut {
     use super::*;
@@ -195,7 +198,9 @@ impl App {
             }
             Command::Run => {
                 let ctx = ctx.clone();
-                let waker = Arc::new(move || ctx.request_repaint_after(Duration::from_millis(10)));
+                // At most ~20 frames a second from results: software-rendered
+                // desktops would otherwise spend a core redrawing.
+                let waker = Arc::new(move || ctx.request_repaint_after(RESULT_REPAINT));
                 self.session
                     .start(self.state.settings.run_settings(), waker);
                 self.grid.selected = None;

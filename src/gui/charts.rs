@@ -2,7 +2,8 @@
 //! filter the grid), the pass@k curve with values on hover, the per-task table
 //! and the pass@k calculator.
 
-use egui_plot::{Bar, BarChart, GridMark, HoverPosition, Line, Plot, PlotPoints, Points};
+use egui::RichText;
+use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoint, PlotPoints, Points, Text};
 
 use super::app::App;
 use super::command::Command;
@@ -82,21 +83,25 @@ impl App {
 /// Draws the histogram; returns the outcome whose bar was clicked.
 fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
     let tokens = Tokens::of(ui);
+    let counts: Vec<f64> = Outcome::ALL
+        .iter()
+        .map(|o| summary.outcomes.get(o).copied().unwrap_or(0) as f64)
+        .collect();
+    let top = counts.iter().copied().fold(1.0, f64::max);
     let bars: Vec<Bar> = Outcome::ALL
         .iter()
+        .zip(&counts)
         .enumerate()
-        .map(|(i, o)| {
-            Bar::new(
-                i as f64,
-                summary.outcomes.get(o).copied().unwrap_or(0) as f64,
-            )
-            .name(o.as_str())
-            .fill(tokens.outcome(*o))
+        .map(|(i, (o, &n))| {
+            Bar::new(i as f64, n)
+                .name(o.as_str())
+                .fill(tokens.outcome(*o))
         })
         .collect();
     let chart = BarChart::new(OUTCOMES_SERIES, bars)
         .width(0.7)
         .element_formatter(Box::new(|bar, _| format!("{}: {}", bar.name, bar.value)));
+    let text_color = ui.visuals().text_color();
     let response = Plot::new("histogram")
         .height(size::CHART_HEIGHT)
         .allow_drag(false)
@@ -105,21 +110,13 @@ fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
         .allow_boxed_zoom(false)
         .allow_double_click_reset(false)
         .show_x(false)
-        .include_y(0.0)
-        .include_y(1.0)
-        .y_axis_label("candidates")
-        .x_grid_spacer(|_| {
-            (0..Outcome::ALL.len())
-                .map(|i| GridMark {
-                    value: i as f64,
-                    step_size: 1.0,
-                })
-                .collect()
-        })
-        .x_axis_formatter(|mark, _| {
-            let i = mark.value.round();
-            if (mark.value - i).abs() < 1e-6 && (0.0..5.0).contains(&i) {
-                short_name(Outcome::ALL[i as usize]).to_owned()
+        .show_axes([false, true])
+        .show_grid([false, true])
+        .include_y(-0.14 * top)
+        .include_y(1.15 * top)
+        .y_axis_formatter(|mark, _| {
+            if mark.value >= 0.0 {
+                format!("{}", mark.value)
             } else {
                 String::new()
             }
@@ -127,6 +124,24 @@ fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
         .label_formatter(|_| None)
         .show(ui, |plot| {
             plot.bar_chart(chart);
+            for (i, (outcome, &n)) in Outcome::ALL.iter().zip(&counts).enumerate() {
+                let x = i as f64;
+                plot.text(Text::new(
+                    OUTCOMES_SERIES,
+                    PlotPoint::new(x, -0.07 * top),
+                    RichText::new(short_name(*outcome))
+                        .size(13.0)
+                        .color(text_color),
+                ));
+                plot.text(Text::new(
+                    OUTCOMES_SERIES,
+                    PlotPoint::new(x, n + 0.07 * top),
+                    RichText::new(format!("{n}"))
+                        .size(14.0)
+                        .strong()
+                        .color(tokens.outcome(*outcome)),
+                ));
+            }
             plot.pointer_coordinate()
         });
     if !response.response.clicked() {

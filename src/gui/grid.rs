@@ -69,11 +69,12 @@ impl App {
             if search.changed() {
                 self.grid.invalidate();
             }
-            ui.weak_label(format!(
-                "{} of {} rows",
-                self.grid.rows.len(),
-                self.session.store.candidates.len()
-            ));
+            let (shown, all) = (self.grid.rows.len(), self.session.store.candidates.len());
+            ui.weak_label(if shown == all {
+                format!("{all} rows")
+            } else {
+                format!("{shown} of {all} rows")
+            });
         });
     }
 

@@ -50,7 +50,17 @@ impl App {
                         },
                         if secs > 0.0 { done as f64 / secs } else { 0.0 }
                     ));
-                } else if total > 0 && self.session.opened_run.is_none() {
+                } else if let Some((_, file)) = &self.session.opened_run {
+                    ui.label(format!(
+                        "Saved run: {total} candidates, ran in {:.1} s{}",
+                        file.summary.elapsed_s,
+                        if file.summary.cancelled {
+                            " (cancelled)"
+                        } else {
+                            ""
+                        }
+                    ));
+                } else if total > 0 {
                     ui.label(format!("Ready: {total} candidates. Press ▶ Run."));
                 }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {

@@ -67,11 +67,14 @@ impl App {
         let calc = &mut self.calculator;
         ui.horizontal(|ui| {
             let n = ui.label("n").on_hover_text("samples per task");
-            ui.add(egui::DragValue::new(&mut calc.n).range(1..=1000)).labelled_by(n.id);
+            ui.add(egui::DragValue::new(&mut calc.n).range(1..=1000))
+                .labelled_by(n.id);
             let c = ui.label("c").on_hover_text("correct samples");
-            ui.add(egui::DragValue::new(&mut calc.c).range(0..=calc.n)).labelled_by(c.id);
+            ui.add(egui::DragValue::new(&mut calc.c).range(0..=calc.n))
+                .labelled_by(c.id);
             let k = ui.label("k").on_hover_text("samples drawn");
-            ui.add(egui::DragValue::new(&mut calc.k).range(1..=1000)).labelled_by(k.id);
+            ui.add(egui::DragValue::new(&mut calc.k).range(1..=1000))
+                .labelled_by(k.id);
         });
         calc.c = calc.c.min(calc.n);
         let (n, c, k) = (calc.n as usize, calc.c as usize, calc.k as usize);

@@ -161,7 +161,7 @@ impl App {
         ui.horizontal_wrapped(|ui| {
             if let Some((path, file)) = &self.session.opened_run {
                 ui.label(RichText::new("Saved run").strong());
-                ui.label(path.display().to_string());
+                ui.label(file_name(path)).on_hover_text(path.display().to_string());
                 ui.weak_label(format!(
                     "(python {}, tasks {}, generations {})",
                     file.python.version, file.inputs.tasks.path, file.inputs.generations.path
