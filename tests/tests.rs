@@ -1,5 +1,6 @@
 //! Integration tests against the public API and the real python3.
 //!
+//! - `boundaries`: house rules checked by grep (GUI crates only in `src/gui/`).
 //! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
 //! - `denylist`: every denied module through every import form, `os.system`.
 //! - `containment`: timeouts that ignore SIGTERM, output floods, forged envelopes,
@@ -19,6 +20,7 @@
 mod common;
 mod util;
 
+mod boundaries;
 mod cli;
 mod containment;
 mod denylist;
