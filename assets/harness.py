@@ -57,13 +57,17 @@ def _read_payload():
 
 _fields = _read_payload()
 # Layout: token, setup, code, denylist (one name a line), sys.path (one a line),
-# then one field per assertion.
+# flags (space-separated words), then one field per assertion.
 _token = _fields[0]
 _setup = _fields[1]
 _code = _fields[2]
+_flags = _fields[5].split()
+_guard = "guard" in _flags
 _deny = tuple(n for n in _fields[3].split("\n") if n)
+if _guard:
+    _deny = _deny + ("_socket", "_posixsubprocess", "pty", "resource")
 sys.path[:] = [p for p in _fields[4].split("\n") if p]
-_assertions = _fields[5:]
+_assertions = _fields[6:]
 del _fields
 sys.argv[:] = ["candidate"]
 
@@ -115,6 +119,41 @@ if _deny:
     posix.system = _deny_system
     if "os" in sys.modules:
         sys.modules["os"].system = _deny_system
+
+# The process guard: what could start, signal or detach processes raises.
+_GUARDED = (
+    "fork",
+    "forkpty",
+    "setsid",
+    "setpgid",
+    "setpgrp",
+    "kill",
+    "killpg",
+    "execv",
+    "execve",
+    "posix_spawn",
+    "posix_spawnp",
+    "system",
+    "pidfd_open",
+)
+
+
+def _refuse(name):
+    def refused(*args, **kwargs):
+        raise PermissionError("denied: os." + name)
+
+    refused.__name__ = name
+    return refused
+
+
+if _guard:
+    for _name in _GUARDED:
+        if hasattr(posix, _name):
+            setattr(posix, _name, _refuse(_name))
+            if "os" in sys.modules:
+                setattr(sys.modules["os"], _name, getattr(posix, _name))
+    if "_signal" in sys.modules and hasattr(sys.modules["_signal"], "pidfd_send_signal"):
+        sys.modules["_signal"].pidfd_send_signal = _refuse("pidfd_send_signal")
 
 
 DETAIL_MAX = 2000
@@ -234,6 +273,8 @@ def _main():
                 compiled = _compile(source, "<assertion>", "exec")
                 _exec(compiled, namespace)
                 ok = True
+        except _MemoryError:
+            _finish("error", 0, none_passed, "memory limit", _mono())
         except _BaseException as exc:
             ok = False
             why = _error_detail(exc)

@@ -134,6 +134,30 @@ impl Shared {
 
     fn work(&self) {
         let total = self.plan.jobs.len();
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.work_loop(total)));
+        if let Err(panic) = outcome {
+            // Results already sent are kept; the run stops with an explanation.
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            self.cancel.cancel();
+            self.send(EngineEvent::Failed {
+                message: format!("a worker crashed: {why}"),
+            });
+        }
+        if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let cancelled = self.done.load(Ordering::SeqCst) < total;
+            self.send(EngineEvent::Done {
+                elapsed: self.started.elapsed(),
+                cancelled,
+            });
+        }
+    }
+
+    fn work_loop(&self, total: usize) {
         loop {
             if self.cancel.is_cancelled() {
                 break;
@@ -173,13 +197,6 @@ impl Shared {
                     break;
                 }
             }
-        }
-        if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
-            let cancelled = self.done.load(Ordering::SeqCst) < total;
-            self.send(EngineEvent::Done {
-                elapsed: self.started.elapsed(),
-                cancelled,
-            });
         }
     }
 }
@@ -248,12 +265,13 @@ pub struct Completed {
 }
 
 /// Runs `plan` to the end on the calling thread's behalf, calling `on_event` for
-/// every event (the CLI drives its progress bar from it).
+/// every event once it is recorded in the store (the CLI drives its progress bar
+/// and its journal from it).
 pub fn run_blocking(
     plan: &Arc<Plan>,
     python: &Interpreter,
     settings: &RunSettings,
-    mut on_event: impl FnMut(&EngineEvent),
+    mut on_event: impl FnMut(&EngineEvent, &Store),
 ) -> Result<Completed, SandboxError> {
     let (tx, rx) = flume::unbounded();
     let handle = start(
@@ -267,15 +285,15 @@ pub fn run_blocking(
     let mut failure = None;
     let mut elapsed = Duration::ZERO;
     for event in rx.iter() {
-        on_event(&event);
-        match event {
-            EngineEvent::Finished { job, result } => store.record(job, result),
-            EngineEvent::Failed { message } => failure = Some(message),
-            EngineEvent::Done { elapsed: e, .. } => {
-                elapsed = e;
-                break;
-            }
+        match &event {
+            EngineEvent::Finished { job, result } => store.record(*job, result.clone()),
+            EngineEvent::Failed { message } => failure = Some(message.clone()),
+            EngineEvent::Done { elapsed: e, .. } => elapsed = *e,
             EngineEvent::Started { .. } | EngineEvent::Progress { .. } => {}
+        }
+        on_event(&event, &store);
+        if matches!(event, EngineEvent::Done { .. }) {
+            break;
         }
     }
     handle.join();

@@ -15,7 +15,7 @@
 //! let plan = plan::Plan::build(&tasks, &gens);
 //! let python = sandbox::Interpreter::resolve("python3")?;
 //! let settings = engine::RunSettings::default();
-//! let done = engine::run_blocking(&std::sync::Arc::new(plan), &python, &settings, |_| {})?;
+//! let done = engine::run_blocking(&std::sync::Arc::new(plan), &python, &settings, |_, _| {})?;
 //! println!("pass@1 = {:?}", done.store.summary(&[1]).pass_at_k);
 //! # Ok(()) }
 //! ```

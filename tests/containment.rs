@@ -130,19 +130,29 @@ fn os_exit_in_the_candidate_is_an_error() {
 
 #[test]
 fn a_candidate_killed_by_a_signal_is_an_error() {
-    let r = run(
+    let r = run_with(
         "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n",
         &["True"],
+        &unguarded(),
+        Duration::from_secs(3),
     );
     assert_eq!(r.outcome, Outcome::Error);
     assert!(r.detail.starts_with("killed by signal 11"), "{}", r.detail);
+}
+
+/// Limits with the process guard off, to show that containment holds without it.
+pub fn unguarded() -> Limits {
+    Limits {
+        process_guard: false,
+        ..Limits::default()
+    }
 }
 
 #[test]
 fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid, flush=True)\n";
     let start = Instant::now();
-    let r = run(code, &["True"]);
+    let r = run_with(code, &["True"], &unguarded(), Duration::from_secs(3));
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
     assert!(
         start.elapsed() < Duration::from_secs(2),
@@ -161,12 +171,7 @@ fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
 #[test]
 fn a_child_forked_by_a_timed_out_candidate_is_killed_too() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\nprint(pid, flush=True)\nwhile True:\n    pass\n";
-    let r = run_with(
-        code,
-        &["True"],
-        &Limits::default(),
-        Duration::from_millis(600),
-    );
+    let r = run_with(code, &["True"], &unguarded(), Duration::from_millis(600));
     assert_eq!(r.outcome, Outcome::Timeout);
     let pid: i32 = r.stdout.trim().parse().expect("pid");
     std::thread::sleep(Duration::from_millis(100));

@@ -102,6 +102,7 @@ fn the_denylist_is_configurable() {
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
     let none = Limits {
         denylist: Vec::new(),
+        process_guard: false,
         ..Limits::default()
     };
     let r = run_with("import socket\n", &["True"], &none, Duration::from_secs(3));

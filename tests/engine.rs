@@ -26,7 +26,7 @@ fn settings(workers: usize) -> RunSettings {
 
 #[test]
 fn the_demo_set_shows_every_outcome() {
-    let done = engine::run_blocking(&demo_plan(), python(), &settings(2), |_| {}).unwrap();
+    let done = engine::run_blocking(&demo_plan(), python(), &settings(2), |_, _| {}).unwrap();
     let s = done.store.summary(&[1, 5]);
     for o in Outcome::ALL {
         assert!(
@@ -51,7 +51,7 @@ fn the_demo_set_shows_every_outcome() {
 fn results_do_not_depend_on_the_worker_count() {
     let plan = demo_plan();
     let outcomes = |workers| {
-        let done = engine::run_blocking(&plan, python(), &settings(workers), |_| {}).unwrap();
+        let done = engine::run_blocking(&plan, python(), &settings(workers), |_, _| {}).unwrap();
         done.store
             .candidates
             .iter()
@@ -76,7 +76,7 @@ fn results_do_not_depend_on_the_worker_count() {
 fn events_report_every_job_and_end_with_done() {
     let plan = demo_plan();
     let mut events = Vec::new();
-    engine::run_blocking(&plan, python(), &settings(3), |e| events.push(e.clone())).unwrap();
+    engine::run_blocking(&plan, python(), &settings(3), |e, _| events.push(e.clone())).unwrap();
     let count = |f: fn(&EngineEvent) -> bool| events.iter().filter(|e| f(e)).count();
     assert_eq!(count(|e| matches!(e, EngineEvent::Started { .. })), 25);
     assert_eq!(count(|e| matches!(e, EngineEvent::Finished { .. })), 25);

@@ -40,7 +40,7 @@ fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration) -> Store {
         },
         ..RunSettings::default()
     };
-    let done = engine::run_blocking(&plan, util::python(), &settings, |_| {}).unwrap();
+    let done = engine::run_blocking(&plan, util::python(), &settings, |_, _| {}).unwrap();
     assert!(done.failure.is_none());
     eprintln!(
         "{} candidates in {:.1} s ({:.0}/s)",
@@ -134,13 +134,13 @@ fn burakyetistiren_raw_completions_match_the_official_count_without_extraction()
     .unwrap();
     let plan = Arc::new(Plan::build(&tasks, &gens));
     let done =
-        engine::run_blocking(&plan, util::python(), &RunSettings::default(), |_| {}).unwrap();
+        engine::run_blocking(&plan, util::python(), &RunSettings::default(), |_, _| {}).unwrap();
     assert_eq!(done.store.summary(&[1]).outcomes[&Outcome::Pass], 109);
     // With extraction (the default for HumanEval) the fenced answers run too.
     let tasks = spec::load_tasks(&data.join("humaneval/HumanEval.jsonl.gz")).unwrap();
     let plan = Arc::new(Plan::build(&tasks, &gens));
     let done =
-        engine::run_blocking(&plan, util::python(), &RunSettings::default(), |_| {}).unwrap();
+        engine::run_blocking(&plan, util::python(), &RunSettings::default(), |_, _| {}).unwrap();
     let passes = done.store.summary(&[1]).outcomes[&Outcome::Pass];
     assert!(
         passes > 109,

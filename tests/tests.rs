@@ -1,5 +1,6 @@
 //! Integration tests against the public API and the real python3.
 //!
+//! - `adversarial`: one test per attack on the host (hardening).
 //! - `boundaries`: house rules checked by grep (GUI crates only in `src/gui/`).
 //! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
 //! - `denylist`: every denied module through every import form, `os.system`.
@@ -20,6 +21,7 @@
 mod common;
 mod util;
 
+mod adversarial;
 mod boundaries;
 mod cli;
 mod containment;

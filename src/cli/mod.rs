@@ -34,7 +34,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Evaluate generations headless: progress on stderr, summary on stdout.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check a task file and print every validation error (exit 1 if any).
     Validate {
         /// The task file (lesson-70, HumanEval or MBPP; .gz is fine).
@@ -78,6 +78,25 @@ pub struct RunArgs {
     /// requests, urllib, ctypes, http.client, asyncio.subprocess]; "" denies none.
     #[arg(long, value_delimiter = ',')]
     pub deny: Option<Vec<String>>,
+    /// Address-space limit per candidate in MiB; 0 for none.
+    #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_MEMORY_LIMIT >> 20)]
+    pub memory_limit: u64,
+    /// Largest file a candidate may write, in MiB; 0 for none.
+    #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_FILE_SIZE_LIMIT >> 20)]
+    pub file_size_limit: u64,
+    /// Most open file descriptors per candidate; 0 keeps the inherited limit.
+    #[arg(long, value_name = "N", default_value_t = execscope::sandbox::DEFAULT_OPEN_FILES)]
+    pub open_files: u64,
+    /// No CPU-seconds backstop (and core dumps allowed).
+    #[arg(long)]
+    pub no_cpu_limit: bool,
+    /// Let candidates fork, exec, signal and start sessions (the process guard off).
+    #[arg(long)]
+    pub no_process_guard: bool,
+    /// Run each candidate in a fresh network namespace (no network at all); fails
+    /// with an explanation where the kernel does not allow it.
+    #[arg(long)]
+    pub no_network: bool,
     /// Write the run file (JSON) here.
     #[arg(long, value_name = "RUN.json")]
     pub json: Option<PathBuf>,

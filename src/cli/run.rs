@@ -10,7 +10,7 @@ use anyhow::Context;
 use execscope::engine::{self, EngineEvent, RunSettings};
 use execscope::passk;
 use execscope::plan::Plan;
-use execscope::report::{self, InputRecord, RunContext, RunFile};
+use execscope::report::{self, InputRecord, Journal, RunContext, RunFile};
 use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter, Limits};
 
 use super::{RunArgs, load, summary};
@@ -33,6 +33,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .open(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    if args.no_network {
+        execscope::sandbox::network_isolation()
+            .map_err(|why| anyhow::anyhow!("--no-network is not available here: {why}"))?;
+    }
     let python = Interpreter::resolve(&args.python)?;
     let settings = RunSettings {
         limits: Limits {
@@ -46,6 +50,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                     .collect(),
                 None => DEFAULT_DENYLIST.iter().map(|s| s.to_string()).collect(),
             },
+            memory_bytes: (args.memory_limit > 0)
+                .then_some(args.memory_limit.saturating_mul(1 << 20)),
+            file_size_bytes: (args.file_size_limit > 0)
+                .then_some(args.file_size_limit.saturating_mul(1 << 20)),
+            open_files: (args.open_files > 0).then_some(args.open_files),
+            cpu_backstop: !args.no_cpu_limit,
+            process_guard: !args.no_process_guard,
+            no_network: args.no_network,
         },
         workers: args
             .workers
@@ -67,13 +79,24 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
+    let mut journal = args.json.as_deref().map(Journal::create).transpose()?;
+    let mut journal_error = None;
     let bar = summary::progress_bar(plan.jobs.len() as u64, args.quiet);
-    let done = engine::run_blocking(&plan, &python, &settings, |ev| {
-        if let EngineEvent::Progress { done, .. } = ev {
-            bar.set_position(*done as u64);
+    let done = engine::run_blocking(&plan, &python, &settings, |ev, store| match ev {
+        EngineEvent::Progress { done, .. } => bar.set_position(*done as u64),
+        EngineEvent::Finished { job, .. } => {
+            if let Some(j) = journal.as_mut() {
+                if let Err(e) = j.append(store, *job) {
+                    journal_error.get_or_insert(e);
+                }
+            }
         }
+        _ => {}
     })?;
     bar.finish_and_clear();
+    if let Some(e) = journal_error {
+        eprintln!("execscope: warning: the journal could not be written: {e}");
+    }
     if let Some(failure) = &done.failure {
         anyhow::bail!("the run stopped early: {failure}");
     }
@@ -100,6 +123,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(path) = &args.json {
         run_file.save(path)?;
+        if let Some(j) = journal.take() {
+            j.finish();
+        }
         eprintln!("execscope: run file written to {}", path.display());
     }
     if let Some(path) = &args.csv {

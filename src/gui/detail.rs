@@ -177,15 +177,15 @@ impl App {
                 return;
             }
         };
-        let denylist = self
+        let limits = self
             .session
             .last_run
             .as_ref()
-            .map(|r| r.settings.limits.denylist.clone())
-            .unwrap_or_else(|| self.state.settings.run_settings().limits.denylist);
-        let payload = sandbox::describe_payload(&program, &denylist, &python);
+            .map(|r| r.settings.limits.clone())
+            .unwrap_or_else(|| self.state.settings.run_settings().limits);
+        let payload = sandbox::describe_payload(&program, &limits, &python);
         ui.weak_label(format!(
-            "{} receives this on stdin as `{} -s -S -B -c <harness>`: each field is `<byte length>\\n<bytes>` (token, setup, program, denylist, sys.path, then one field per assertion).",
+            "{} receives this on stdin as `{} -s -S -B -c <harness>`: each field is `<byte length>\\n<bytes>` (token, setup, program, denylist, sys.path, flags, then one field per assertion).",
             python.executable.display(),
             python.executable.display()
         ));

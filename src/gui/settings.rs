@@ -52,6 +52,29 @@ impl App {
                 Err(e) => ui.error_label(e),
             };
             ui.end_row();
+            ui.label("Memory");
+            ui.add(egui::DragValue::new(&mut s.memory_mib).range(0..=65_536).suffix(" MiB"))
+                .on_hover_text("Address-space limit per candidate; going over it ends as error, memory limit. 0: no limit.");
+            ui.end_row();
+            ui.label("File size");
+            ui.add(egui::DragValue::new(&mut s.file_size_mib).range(0..=65_536).suffix(" MiB"))
+                .on_hover_text("Largest file a candidate may write. 0: no limit.");
+            ui.end_row();
+            ui.label("Open files");
+            ui.add(egui::DragValue::new(&mut s.open_files).range(0..=65_536))
+                .on_hover_text("Most file descriptors a candidate may hold. 0: inherited.");
+            ui.end_row();
+            ui.label("Isolation");
+            ui.vertical(|ui| {
+                ui.checkbox(&mut s.cpu_backstop, "CPU-time backstop, no core dumps");
+                ui.checkbox(&mut s.process_guard, "Process guard")
+                    .on_hover_text("os.fork, os.setsid, os.kill, os.exec*, os.posix_spawn* raise; pty, resource, _socket and _posixsubprocess cannot be imported.");
+                let net = crate::sandbox::network_isolation();
+                ui.add_enabled(net.is_ok(), egui::Checkbox::new(&mut s.no_network, "No network"))
+                    .on_hover_text("Each candidate runs in a fresh network namespace with only a loopback interface, which is down.")
+                    .on_disabled_hover_text(net.err().unwrap_or_default());
+            });
+            ui.end_row();
             ui.label("Denylist");
             ui.add(egui::TextEdit::multiline(&mut s.denylist).desired_rows(4).desired_width(220.0))
                 .on_hover_text("Modules candidates may not import (one per line; each includes its submodules). os.system is always refused while the list is not empty.");

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::engine::{RunSettings, default_workers};
-use crate::sandbox::{DEFAULT_DENYLIST, DEFAULT_OUTPUT_CAP, Limits};
+use crate::sandbox::{
+    DEFAULT_DENYLIST, DEFAULT_FILE_SIZE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_OPEN_FILES,
+    DEFAULT_OUTPUT_CAP, Limits,
+};
 
 /// The storage key.
 pub const STORAGE_KEY: &str = "execscope-state";
@@ -26,6 +29,18 @@ pub struct Settings {
     pub python: String,
     /// Denied modules, one per line.
     pub denylist: String,
+    /// Address-space limit, MiB (0: none).
+    pub memory_mib: u64,
+    /// Largest file a candidate may write, MiB (0: none).
+    pub file_size_mib: u64,
+    /// Most open files (0: inherited).
+    pub open_files: u64,
+    /// CPU-seconds backstop and no core dumps.
+    pub cpu_backstop: bool,
+    /// The process guard (fork, exec, kill, setsid refused).
+    pub process_guard: bool,
+    /// Run candidates without network (a fresh network namespace).
+    pub no_network: bool,
 }
 
 impl Default for Settings {
@@ -36,6 +51,12 @@ impl Default for Settings {
             workers: default_workers(),
             python: "python3".into(),
             denylist: DEFAULT_DENYLIST.join("\n"),
+            memory_mib: DEFAULT_MEMORY_LIMIT >> 20,
+            file_size_mib: DEFAULT_FILE_SIZE_LIMIT >> 20,
+            open_files: DEFAULT_OPEN_FILES,
+            cpu_backstop: true,
+            process_guard: true,
+            no_network: false,
         }
     }
 }
@@ -54,6 +75,14 @@ impl Settings {
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
                     .collect(),
+                memory_bytes: (self.memory_mib > 0)
+                    .then_some(self.memory_mib.saturating_mul(1 << 20)),
+                file_size_bytes: (self.file_size_mib > 0)
+                    .then_some(self.file_size_mib.saturating_mul(1 << 20)),
+                open_files: (self.open_files > 0).then_some(self.open_files),
+                cpu_backstop: self.cpu_backstop,
+                process_guard: self.process_guard,
+                no_network: self.no_network,
             },
             workers: self.workers.clamp(1, 512),
         }

@@ -2,9 +2,11 @@
 //! reopens a run without re-executing, and CSV (per candidate and per task).
 
 mod csv_export;
+mod journal;
 mod runfile;
 
 pub use csv_export::{write_candidates_csv, write_tasks_csv};
+pub use journal::{Journal, read_journal};
 pub use runfile::{
     CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunContext, RunFile, SettingsRecord,
     SummaryRow, TaskRow,

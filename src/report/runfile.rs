@@ -201,10 +201,8 @@ impl RunFile {
                 tasks: ctx.tasks.clone(),
                 generations: ctx.generations.clone(),
             },
-            candidates: store
-                .candidates
-                .iter()
-                .filter_map(|c| c.result.as_ref().map(|r| candidate_row(store, c, r)))
+            candidates: (0..store.candidates.len())
+                .filter_map(|i| CandidateRow::from_store(store, i))
                 .collect(),
             tasks: store
                 .task_stats(ctx.ks)
@@ -320,6 +318,15 @@ impl RunFile {
             PathBuf::from(&self.inputs.tasks.path),
             PathBuf::from(&self.inputs.generations.path),
         )
+    }
+}
+
+impl CandidateRow {
+    /// The row of candidate `index` of `store`, if it has finished.
+    pub fn from_store(store: &Store, index: usize) -> Option<CandidateRow> {
+        let c = store.candidates.get(index)?;
+        let r = c.result.as_ref()?;
+        Some(candidate_row(store, c, r))
     }
 }
 

@@ -5,23 +5,26 @@
 
 mod cancel;
 mod interpreter;
+mod limits;
 mod payload;
 mod process;
+mod reaper;
 
 use std::time::Duration;
 
 pub use cancel::CancelToken;
 pub use interpreter::Interpreter;
+pub use limits::network_isolation;
 pub use process::run_candidate;
 
 /// The exact payload the harness receives on stdin for `program`, shown to users
 /// (the per-candidate token is replaced by `<token>`).
 pub fn describe_payload(
     program: &crate::plan::Program,
-    denylist: &[String],
+    limits: &Limits,
     python: &Interpreter,
 ) -> String {
-    String::from_utf8_lossy(&payload::encode("<token>", program, denylist, python)).into_owned()
+    String::from_utf8_lossy(&payload::encode("<token>", program, limits, python)).into_owned()
 }
 
 /// The harness program, embedded at build time.
@@ -152,8 +155,16 @@ impl CandidateResult {
     }
 }
 
+/// Default address-space limit (2 GiB).
+pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
+/// Default largest file a candidate may write (16 MiB).
+pub const DEFAULT_FILE_SIZE_LIMIT: u64 = 16 << 20;
+/// Default most open file descriptors.
+pub const DEFAULT_OPEN_FILES: u64 = 256;
+
 /// Limits applied to every candidate.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Limits {
     /// Wall-clock timeout from spawn.
     pub timeout: Duration,
@@ -161,6 +172,21 @@ pub struct Limits {
     pub output_cap: u64,
     /// Denied modules (each also denies its submodules); empty disables the hook.
     pub denylist: Vec<String>,
+    /// Address-space limit in bytes (`RLIMIT_AS`); `None` leaves it unlimited.
+    pub memory_bytes: Option<u64>,
+    /// Largest file the candidate may write (`RLIMIT_FSIZE`); `None`: unlimited.
+    pub file_size_bytes: Option<u64>,
+    /// Most open file descriptors (`RLIMIT_NOFILE`); `None`: inherited.
+    pub open_files: Option<u64>,
+    /// A CPU-seconds limit just above the timeout (`RLIMIT_CPU`) and no core dumps.
+    pub cpu_backstop: bool,
+    /// The process guard: `os.fork`, `os.setsid`, `os.kill`, `os.exec*`,
+    /// `os.posix_spawn*`, ... raise, and `pty`, `resource`, `_socket` and
+    /// `_posixsubprocess` cannot be imported.
+    pub process_guard: bool,
+    /// Run in a fresh network namespace with only a loopback that is down (where
+    /// the kernel allows it; see [`network_isolation`]).
+    pub no_network: bool,
 }
 
 impl Default for Limits {
@@ -169,6 +195,12 @@ impl Default for Limits {
             timeout: DEFAULT_TIMEOUT,
             output_cap: DEFAULT_OUTPUT_CAP,
             denylist: DEFAULT_DENYLIST.iter().map(|s| s.to_string()).collect(),
+            memory_bytes: Some(DEFAULT_MEMORY_LIMIT),
+            file_size_bytes: Some(DEFAULT_FILE_SIZE_LIMIT),
+            open_files: Some(DEFAULT_OPEN_FILES),
+            cpu_backstop: true,
+            process_guard: true,
+            no_network: false,
         }
     }
 }

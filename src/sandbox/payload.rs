@@ -2,15 +2,15 @@
 //! child's stdin and the result envelope on descriptor 3. Both are parsed by code
 //! that imports nothing, so the harness starts fast.
 
-use super::{Interpreter, Outcome};
+use super::{Interpreter, Limits, Outcome};
 use crate::plan::Program;
 
-/// Encodes the payload: token, setup, code, denylist, sys.path, then assertions,
+/// Encodes the payload: token, setup, code, denylist, sys.path, flags, then assertions,
 /// each as `<byte length>\n<bytes>`.
 pub(super) fn encode(
     token: &str,
     program: &Program,
-    denylist: &[String],
+    limits: &Limits,
     python: &Interpreter,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(program.code.len() + program.setup.len() + 1024);
@@ -22,8 +22,9 @@ pub(super) fn encode(
     field(token);
     field(&program.setup);
     field(&program.code);
-    field(&denylist.join("\n"));
+    field(&limits.denylist.join("\n"));
     field(&python.sys_path.join("\n"));
+    field(if limits.process_guard { "guard" } else { "" });
     for a in program.assertions.iter() {
         field(a);
     }

@@ -11,10 +11,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::cancel::owned;
-use super::payload;
+use super::limits::ChildSetup;
 use super::{
     CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Outcome, SandboxError, Timing,
 };
+use super::{payload, reaper};
 use crate::plan::Program;
 
 /// Bytes of each of stdout and stderr kept for display.
@@ -25,8 +26,6 @@ const ENVELOPE_MAX: usize = 1 << 20;
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
-/// The descriptor the harness writes its envelope to.
-const ENVELOPE_FD: RawFd = 3;
 
 /// A pipe whose ends are close-on-exec.
 pub(crate) fn pipe_cloexec() -> io::Result<(OwnedFd, OwnedFd)> {
@@ -156,7 +155,7 @@ impl Stream {
     }
 }
 
-fn spawn(python: &Interpreter, dir: &std::path::Path, envelope_w: RawFd) -> io::Result<Child> {
+fn spawn(python: &Interpreter, dir: &std::path::Path, setup: ChildSetup) -> io::Result<Child> {
     let mut cmd = Command::new(&python.executable);
     cmd.args(["-s", "-S", "-B", "-c", HARNESS])
         .env_clear()
@@ -170,22 +169,11 @@ fn spawn(python: &Interpreter, dir: &std::path::Path, envelope_w: RawFd) -> io::
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: the closure runs between fork and exec and only makes
-    // async-signal-safe calls (setsid, dup2, fcntl).
+    // SAFETY: `ChildSetup::apply` only makes async-signal-safe calls.
     unsafe {
-        cmd.pre_exec(move || {
-            if libc::setsid() == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            if envelope_w == ENVELOPE_FD {
-                libc::fcntl(ENVELOPE_FD, libc::F_SETFD, 0);
-            } else if libc::dup2(envelope_w, ENVELOPE_FD) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
+        cmd.pre_exec(move || setup.apply());
     }
-    cmd.spawn()
+    reaper::spawn_registered(|| cmd.spawn(), |c: &Child| c.id() as i32)
 }
 
 /// Everything the poll loop observed.
@@ -217,13 +205,14 @@ pub fn run_candidate(
         return Err(SandboxError::Cancelled);
     }
     let token = payload::token();
-    let input = payload::encode(&token, program, &limits.denylist, python);
+    let input = payload::encode(&token, program, limits, python);
     let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
 
     let t_begin = monotonic_ns();
     let started = Instant::now();
     let (envelope_r, envelope_w) = pipe_cloexec()?;
-    let mut child = spawn(python, dir.path(), envelope_w.as_raw_fd()).map_err(|e| {
+    let setup = ChildSetup::new(limits, timeout, envelope_w.as_raw_fd());
+    let mut child = spawn(python, dir.path(), setup).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
             format!("{}: {e}", python.executable.display()),
@@ -242,17 +231,19 @@ pub fn run_candidate(
     );
     let t_reaped = monotonic_ns();
     let duration_ms = started.elapsed().as_millis() as u64;
-    drop(dir);
+    reaper::finished(child.id() as i32);
+    reaper::remove_dir(dir);
     let observed = observed?;
 
     let timing = |stamps: [u64; 3]| {
-        (stamps[0] >= t_spawned && stamps[2] >= stamps[0] && t_reaped >= stamps[2]).then(|| {
-            Timing {
-                spawn_us: (t_spawned - t_begin) / 1000,
-                startup_us: (stamps[0] - t_spawned) / 1000,
-                candidate_us: (stamps[2] - stamps[0]) / 1000,
-                teardown_us: (t_reaped - stamps[2]) / 1000,
-            }
+        // On a loaded machine the harness may start before the parent thread
+        // notes that the spawn returned: start-up then counts from the earlier.
+        let spawned = t_spawned.min(stamps[0]);
+        (t_begin <= stamps[0] && stamps[0] <= stamps[2] && stamps[2] <= t_reaped).then(|| Timing {
+            spawn_us: (spawned - t_begin) / 1000,
+            startup_us: (stamps[0] - spawned) / 1000,
+            candidate_us: (stamps[2] - stamps[0]) / 1000,
+            teardown_us: (t_reaped - stamps[2]) / 1000,
         })
     };
     let mut result = CandidateResult {
@@ -288,16 +279,53 @@ pub fn run_candidate(
             result.detail = "malformed result envelope".into();
         }
     } else {
-        result.detail = match observed.status {
-            Some(s) => match (s.code(), s.signal()) {
-                (Some(code), _) => format!("exited with status {code} before reporting a result"),
-                (None, Some(sig)) => format!("killed by signal {sig} before reporting a result"),
-                _ => "ended without a result".into(),
-            },
-            None => "ended without a result".into(),
-        };
+        let (outcome, detail) = without_envelope(observed.status, &result.stderr, limits);
+        result.outcome = outcome;
+        result.detail = detail;
     }
     Ok(result)
+}
+
+/// Outcome and detail of a candidate that ended without a result.
+fn without_envelope(
+    status: Option<std::process::ExitStatus>,
+    stderr: &str,
+    limits: &Limits,
+) -> (Outcome, String) {
+    let Some(status) = status else {
+        return (Outcome::Error, "ended without a result".into());
+    };
+    if let Some(code) = status.code() {
+        return (
+            Outcome::Error,
+            format!("exited with status {code} before reporting a result"),
+        );
+    }
+    let signal = status.signal().unwrap_or(0);
+    if signal == libc::SIGXCPU && limits.cpu_backstop {
+        return (Outcome::Timeout, "CPU time limit".into());
+    }
+    if limits.memory_bytes.is_some()
+        && (stderr.contains("MemoryError") || stderr.contains("Cannot allocate memory"))
+    {
+        return (Outcome::Error, "memory limit".into());
+    }
+    let name = match signal {
+        libc::SIGKILL => " (SIGKILL)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGABRT => " (SIGABRT)",
+        libc::SIGBUS => " (SIGBUS)",
+        libc::SIGFPE => " (SIGFPE)",
+        libc::SIGILL => " (SIGILL)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGXFSZ => " (SIGXFSZ: file size limit)",
+        libc::SIGXCPU => " (SIGXCPU)",
+        _ => "",
+    };
+    (
+        Outcome::Error,
+        format!("killed by signal {signal}{name} before reporting a result"),
+    )
 }
 
 fn supervise(
