@@ -260,3 +260,42 @@ fn a_cpu_burner_without_wall_clock_progress_is_stopped_by_the_backstop() {
     );
     assert_eq!(r.outcome, Outcome::Timeout);
 }
+
+#[test]
+fn no_network_mode_cuts_the_candidate_off_even_from_loopback() {
+    let reason = match execscope::sandbox::network_isolation() {
+        Ok(()) => None,
+        Err(why) => Some(why),
+    };
+    if let Some(why) = reason {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI machines allow network namespaces: {why}"
+        );
+        eprintln!("notice: no-network mode unavailable here ({why}); skipping");
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let code = format!(
+        "import _socket\ns = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)\ns.settimeout(2)\ns.connect(('127.0.0.1', {port}))\n"
+    );
+    let open = Limits {
+        denylist: Vec::new(),
+        process_guard: false,
+        ..Limits::default()
+    };
+    let r = run_with(&code, &["True"], &open, Duration::from_secs(5));
+    assert_eq!(r.outcome, Outcome::Pass, "with the network: {r:?}");
+    let closed = Limits {
+        no_network: true,
+        ..open
+    };
+    let r = run_with(&code, &["True"], &closed, Duration::from_secs(5));
+    assert_eq!(r.outcome, Outcome::Error, "without the network: {r:?}");
+    assert!(
+        r.detail.contains("unreachable") || r.detail.contains("refused"),
+        "{}",
+        r.detail
+    );
+}

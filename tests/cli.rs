@@ -181,3 +181,57 @@ fn run_evaluates_humaneval_reference_solutions_from_the_real_data() {
         .stdout(predicate::str::contains("164 candidates from 164 tasks"))
         .stdout(predicate::str::is_match(r"pass\s+164\s+100\.0%").unwrap());
 }
+
+#[test]
+fn a_killed_run_leaves_a_journal_with_every_finished_candidate() {
+    let dir = tempdir();
+    let tasks = dir.path().join("t.jsonl");
+    std::fs::write(&tasks, r#"{"task_id": "a", "category": "code_exec", "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none", "metadata": {"timeout_s": 30}}"#).unwrap();
+    let gens = dir.path().join("g.jsonl");
+    let fast = "{\"task_id\": \"a\", \"generation\": \"x = 1\"}\n".repeat(4);
+    let slow = "{\"task_id\": \"a\", \"generation\": \"import time\\ntime.sleep(30)\"}\n";
+    std::fs::write(&gens, format!("{fast}{slow}")).unwrap();
+    let json = dir.path().join("run.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("execscope"))
+        .args(["run", "-q", "--workers", "1", "--tasks"])
+        .arg(&tasks)
+        .arg("--generations")
+        .arg(&gens)
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let journal = execscope::report::Journal::path_for(&json);
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the journal did not fill"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let rows = execscope::report::read_journal(&journal).unwrap();
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows.iter()
+            .all(|r| r.outcome == execscope::sandbox::Outcome::Pass)
+    );
+    assert!(!json.exists(), "no run file for a run that never ended");
+}
+
+#[test]
+fn a_completed_run_removes_its_journal() {
+    let dir = tempdir();
+    let json = dir.path().join("run.json");
+    execscope()
+        .args(["run", "-q", "--json"])
+        .arg(&json)
+        .assert()
+        .success();
+    assert!(json.exists());
+    assert!(!execscope::report::Journal::path_for(&json).exists());
+}

@@ -27,11 +27,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .flatten()
     {
         // Fail before running, not after, when an output cannot be written.
+        let existed = path.exists();
         std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .with_context(|| format!("cannot write {}", path.display()))?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
     }
     if args.no_network {
         execscope::sandbox::network_isolation()

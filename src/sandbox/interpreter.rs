@@ -28,9 +28,9 @@ impl Interpreter {
             .args(["-I", "-c", DESCRIBE])
             .stdin(Stdio::null())
             .output()
-            .map_err(|source| SandboxError::InterpreterNotFound {
+            .map_err(|error| SandboxError::InterpreterNotFound {
                 command: command.to_owned(),
-                source,
+                error,
             })?;
         let unusable = |reason: String| SandboxError::InterpreterUnusable {
             command: command.to_owned(),

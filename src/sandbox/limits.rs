@@ -17,6 +17,7 @@ pub(super) const ENVELOPE_FD: RawFd = 3;
 #[derive(Debug, Clone)]
 pub(super) struct ChildSetup {
     envelope_w: RawFd,
+    host: libc::pid_t,
     rlimits: Vec<(RlimitResource, libc::rlim_t, libc::rlim_t)>,
     network: Option<NetNs>,
 }
@@ -61,6 +62,8 @@ impl ChildSetup {
         }
         ChildSetup {
             envelope_w,
+            // SAFETY: getpid has no preconditions.
+            host: unsafe { libc::getpid() },
             rlimits,
             network: limits.no_network.then(netns),
         }
@@ -72,6 +75,14 @@ impl ChildSetup {
         unsafe {
             if libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
+            }
+            // If the host dies (even by SIGKILL), the candidate dies with it.
+            #[cfg(target_os = "linux")]
+            {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                if libc::getppid() != self.host {
+                    libc::_exit(1);
+                }
             }
             if self.envelope_w == ENVELOPE_FD {
                 libc::fcntl(ENVELOPE_FD, libc::F_SETFD, 0);

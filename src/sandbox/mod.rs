@@ -211,13 +211,13 @@ impl Default for Limits {
 pub enum SandboxError {
     /// Occurs when the interpreter command cannot be started at all.
     #[error(
-        "cannot start the Python interpreter {command:?}: {source} (install python3 or set the interpreter with --python)"
+        "cannot start the Python interpreter {command:?}: {error} (install python3 or set the interpreter with --python)"
     )]
     InterpreterNotFound {
         /// The command that was tried.
         command: String,
         /// Why it failed.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Occurs when the interpreter starts but does not describe itself.
     #[error("{command:?} is not a usable Python 3 interpreter: {reason}")]
