@@ -4,7 +4,8 @@
 //! running children at once. Results do not depend on the worker count.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -17,7 +18,9 @@ use crate::store::Store;
 pub struct RunSettings {
     /// Limits for every candidate.
     pub limits: Limits,
-    /// Worker threads (each runs one candidate at a time).
+    /// Candidates running at full priority at once. A candidate still running
+    /// after a second is lowered in priority and gives its place to the next one
+    /// (at most four times as many candidates run in all).
     pub workers: usize,
 }
 
@@ -102,6 +105,42 @@ impl EngineHandle {
     }
 }
 
+/// A counting semaphore: how many candidates may run at full priority at once.
+struct Permits {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+impl Permits {
+    /// Waits for a permit; false once the run is cancelled.
+    fn acquire(&self, cancel: &CancelToken) -> bool {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if cancel.is_cancelled() {
+                return false;
+            }
+            if *free > 0 {
+                *free -= 1;
+                return true;
+            }
+            free = self
+                .freed
+                .wait_timeout(free, Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn release(&self) {
+        *self.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.freed.notify_one();
+    }
+}
+
+/// Extra threads per worker, for candidates that were demoted (long runners,
+/// usually about to time out) and no longer hold a worker's place.
+const THREADS_PER_WORKER: usize = 4;
+
 struct Shared {
     plan: Arc<Plan>,
     python: Interpreter,
@@ -112,6 +151,7 @@ struct Shared {
     next: AtomicUsize,
     done: AtomicUsize,
     live: AtomicUsize,
+    permits: Permits,
     started: Instant,
 }
 
@@ -159,11 +199,19 @@ impl Shared {
 
     fn work_loop(&self, total: usize) {
         loop {
-            if self.cancel.is_cancelled() {
+            if !self.permits.acquire(&self.cancel) {
                 break;
             }
+            // The permit is given back when the candidate ends or is demoted.
+            let held = AtomicBool::new(true);
+            let give_back = || {
+                if held.swap(false, Ordering::SeqCst) {
+                    self.permits.release();
+                }
+            };
             let index = self.next.fetch_add(1, Ordering::SeqCst);
             let Some(job) = self.plan.jobs.get(index) else {
+                give_back();
                 break;
             };
             self.send(EngineEvent::Started { job: index });
@@ -174,14 +222,16 @@ impl Shared {
                 .map_or(0, |t| t.assertions.len());
             let outcome = match &job.program {
                 Err(why) => Ok(CandidateResult::not_run(why, total_assertions)),
-                Ok(program) => sandbox::run_candidate(
+                Ok(program) => sandbox::run_candidate_yielding(
                     &self.python,
                     &self.settings.limits,
                     self.timeout_for(job.task),
                     program,
                     Some(&self.cancel),
+                    &give_back,
                 ),
             };
+            give_back();
             match outcome {
                 Ok(result) => {
                     self.send(EngineEvent::Finished { job: index, result });
@@ -211,7 +261,8 @@ pub fn start(
     waker: Waker,
 ) -> Result<EngineHandle, SandboxError> {
     let cancel = Arc::new(CancelToken::new()?);
-    let workers = settings.workers.max(1).min(plan.jobs.len().max(1));
+    let workers = settings.workers.max(1);
+    let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));
     let shared = Arc::new(Shared {
         plan,
         python,
@@ -221,11 +272,16 @@ pub fn start(
         cancel: Arc::clone(&cancel),
         next: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
-        live: AtomicUsize::new(workers),
+        live: AtomicUsize::new(threads),
+        permits: Permits {
+            free: Mutex::new(workers),
+            freed: Condvar::new(),
+        },
         started: Instant::now(),
     });
-    let mut threads = Vec::with_capacity(workers);
-    for i in 0..workers {
+    let count = threads;
+    let mut threads = Vec::with_capacity(count);
+    for i in 0..count {
         let worker = Arc::clone(&shared);
         let spawned = std::thread::Builder::new()
             .name(format!("execscope-worker-{i}"))
@@ -235,7 +291,7 @@ pub fn start(
             Err(e) => {
                 cancel.cancel();
                 // Workers that never started still count down so `Done` is sent.
-                for _ in i..workers {
+                for _ in i..count {
                     if shared.live.fetch_sub(1, Ordering::SeqCst) == 1 {
                         shared.send(EngineEvent::Done {
                             elapsed: shared.started.elapsed(),

@@ -346,3 +346,78 @@ fn the_window_starts_under_xvfb_and_saves_a_screenshot_of_the_run() {
     let pass_green = pixels.chunks(4).filter(|p| p[..3] == [76, 175, 80]).count();
     assert!(pass_green > 2000, "{pass_green} pass-coloured pixels");
 }
+
+/// A store of `n` finished candidates over `n / 10` tasks, with every outcome.
+fn big_store(n: usize) -> execscope::store::Store {
+    use execscope::sandbox::CandidateResult;
+    use execscope::store::{Candidate, Store, TaskEntry};
+    let tasks: Vec<TaskEntry> = (0..n / 10)
+        .map(|t| TaskEntry {
+            id: format!("Task/{t}"),
+            prompt: String::new(),
+            assertions: vec!["True".into()],
+        })
+        .collect();
+    let candidates = (0..n)
+        .map(|i| {
+            let outcome = Outcome::ALL[i % 7 % 5];
+            let pass = outcome == Outcome::Pass;
+            Candidate {
+                task: i / 10,
+                sample: i % 10,
+                generation: String::new(),
+                code: "x = 1".into(),
+                setup: String::new(),
+                result: Some(CandidateResult {
+                    outcome,
+                    score: if pass { 1.0 } else { 0.0 },
+                    passed: u32::from(pass),
+                    total: 1,
+                    per_assertion: vec![pass],
+                    detail: format!("detail {}", i % 97),
+                    duration_ms: (i % 1000) as u64,
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    timing: None,
+                }),
+            }
+        })
+        .collect();
+    Store { tasks, candidates }
+}
+
+#[test]
+fn a_grid_of_100000_rows_builds_frames_quickly() {
+    const ROWS: usize = 100_000;
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(2);
+    {
+        let app = harness.state_mut();
+        app.session.store = big_store(ROWS);
+        app.session.progress = vec![execscope::gui::Progress::Done; ROWS];
+        app.session.done = ROWS;
+        app.session.revision += 1;
+    }
+    harness.run_steps(3);
+    assert_eq!(harness.state().grid.rows.len(), ROWS);
+    let frames = 30;
+    let start = Instant::now();
+    for _ in 0..frames {
+        harness.step();
+    }
+    let per_frame = start.elapsed().as_secs_f64() * 1000.0 / frames as f64;
+    // Re-sorting all rows (a header click) is the most expensive frame.
+    let start = Instant::now();
+    harness.get_by_label("detail").click();
+    harness.step();
+    let resort = start.elapsed().as_secs_f64() * 1000.0;
+    assert_eq!(harness.state().grid.sort, Column::Detail);
+    eprintln!(
+        "{ROWS} rows: {per_frame:.2} ms per frame (UI build, {} build), {resort:.1} ms for the frame that re-sorts",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        }
+    );
+}

@@ -15,7 +15,7 @@ use std::time::Duration;
 pub use cancel::CancelToken;
 pub use interpreter::Interpreter;
 pub use limits::network_isolation;
-pub use process::run_candidate;
+pub use process::{run_candidate, run_candidate_yielding};
 
 /// The exact payload the harness receives on stdin for `program`, shown to users
 /// (the per-candidate token is replaced by `<token>`).

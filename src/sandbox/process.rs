@@ -202,6 +202,19 @@ pub fn run_candidate(
     program: &Program,
     cancel: Option<&CancelToken>,
 ) -> Result<CandidateResult, SandboxError> {
+    run_candidate_yielding(python, limits, timeout, program, cancel, &|| {})
+}
+
+/// [`run_candidate`], calling `on_demote` if the candidate runs long enough to be
+/// lowered in priority (the engine then lets another candidate start).
+pub fn run_candidate_yielding(
+    python: &Interpreter,
+    limits: &Limits,
+    timeout: Duration,
+    program: &Program,
+    cancel: Option<&CancelToken>,
+    on_demote: &dyn Fn(),
+) -> Result<CandidateResult, SandboxError> {
     let total = program.assertions.len();
     if total == 0 {
         return Ok(CandidateResult::not_run("no assertions", 0));
@@ -226,15 +239,14 @@ pub fn run_candidate(
     drop(envelope_w);
     let t_spawned = monotonic_ns();
 
-    let observed = supervise(
-        &mut child,
-        envelope_r,
-        &input,
-        limits.output_cap,
-        started + timeout,
-        started + DEMOTE_AFTER,
+    let watch = Watch {
+        cap: limits.output_cap,
+        deadline: started + timeout,
+        demote_at: started + DEMOTE_AFTER,
         cancel,
-    );
+        on_demote,
+    };
+    let observed = supervise(&mut child, envelope_r, &input, &watch);
     let t_reaped = monotonic_ns();
     let duration_ms = started.elapsed().as_millis() as u64;
     reaper::finished(child.id() as i32);
@@ -334,15 +346,33 @@ fn without_envelope(
     )
 }
 
+/// What the poll loop watches for besides the pipes.
+struct Watch<'a> {
+    /// Output cap per stream.
+    cap: u64,
+    /// When the candidate times out.
+    deadline: Instant,
+    /// When a still-running candidate is lowered in priority.
+    demote_at: Instant,
+    /// Run-wide cancellation.
+    cancel: Option<&'a CancelToken>,
+    /// Called once, when the candidate is lowered in priority.
+    on_demote: &'a dyn Fn(),
+}
+
 fn supervise(
     child: &mut Child,
     envelope_r: OwnedFd,
     input: &[u8],
-    cap: u64,
-    deadline: Instant,
-    demote_at: Instant,
-    cancel: Option<&CancelToken>,
+    watch: &Watch<'_>,
 ) -> Result<Observed, SandboxError> {
+    let Watch {
+        cap,
+        deadline,
+        demote_at,
+        cancel,
+        on_demote,
+    } = *watch;
     let pid = child.id() as libc::pid_t;
     let mut stdin = child.stdin.take();
     let mut stdout = child.stdout.take();
@@ -387,6 +417,7 @@ fn supervise(
             // SAFETY: lowering the priority of our own child's group.
             unsafe { libc::setpriority(libc::PRIO_PGRP, pid as libc::id_t, DEMOTED_NICE) };
             demoted = true;
+            on_demote();
         }
         let wait_until = match exited_at {
             Some(t) => t + DRAIN_GRACE,
