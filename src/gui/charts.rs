@@ -7,6 +7,7 @@ use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoint, PlotPoints,
 
 use super::app::App;
 use super::command::Command;
+use super::tasks::task_table_ui;
 use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
 use crate::sandbox::Outcome;
@@ -25,8 +26,8 @@ impl App {
             .min_size(280.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
-                    let ks = self.session.ks();
-                    let summary = self.session.store.summary(&ks);
+                    let derived = self.session.derived();
+                    let Some(summary) = derived.summary.clone() else { return };
                     self.headline_ui(ui, &summary);
                     ui.separator();
                     ui.strong("Outcomes");
@@ -37,15 +38,15 @@ impl App {
                     ui.weak_label("Click a bar to show only that outcome in the grid; click it again to show all.");
                     ui.separator();
                     ui.strong("pass@k");
-                    let curve = self.session.store.curve();
-                    show_curve(ui, &curve, summary.mean_score);
+                    let curve = &derived.curve;
+                    show_curve(ui, curve, summary.mean_score);
                     if curve.is_empty() {
                         ui.weak_label("The curve appears as results arrive.");
                     }
                     ui.separator();
                     egui::CollapsingHeader::new("Per-task summary")
                         .default_open(false)
-                        .show(ui, |ui| self.task_table_ui(ui, &ks));
+                        .show(ui, |ui| task_table_ui(ui, &derived.ks, &derived.tasks));
                     egui::CollapsingHeader::new("pass@k calculator")
                         .default_open(true)
                         .show(ui, |ui| self.calculator_ui(ui));

@@ -30,14 +30,20 @@ impl App {
     }
 
     fn grid_controls_ui(&mut self, ui: &mut egui::Ui) {
-        let summary = self.session.store.summary(&[]);
+        let outcomes = self
+            .session
+            .derived()
+            .summary
+            .as_ref()
+            .map(|s| s.outcomes.clone())
+            .unwrap_or_default();
         ui.horizontal_wrapped(|ui| {
             ui.label("Show:");
             let tokens = Tokens::of(ui);
             for outcome in Outcome::ALL {
                 let i = Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0);
                 let shown = self.grid.shown[i];
-                let count = summary.outcomes.get(&outcome).copied().unwrap_or(0);
+                let count = outcomes.get(&outcome).copied().unwrap_or(0);
                 let text = RichText::new(format!("{} {count}", outcome.as_str()));
                 let button = if shown {
                     egui::Button::new(text.color(tokens.on_outcome)).fill(tokens.outcome(outcome))

@@ -13,7 +13,7 @@ use crate::plan::Plan;
 use crate::report::{self, InputRecord, RunContext, RunFile};
 use crate::sandbox::Interpreter;
 use crate::spec::{self, TaskSet};
-use crate::store::Store;
+use crate::store::{Store, Summary, TaskStats};
 use crate::{demo, plan};
 
 use super::command::Export;
@@ -60,6 +60,21 @@ pub struct RunEnd {
     pub python: Interpreter,
 }
 
+/// Figures derived from the store, recomputed only when it changes.
+#[derive(Debug, Clone, Default)]
+pub struct Derived {
+    /// The store revision they belong to.
+    revision: Option<u64>,
+    /// The ks reported.
+    pub ks: Vec<usize>,
+    /// Data-set summary at `ks`.
+    pub summary: Option<Summary>,
+    /// pass@k for every k.
+    pub curve: Vec<(usize, f64)>,
+    /// Per-task statistics at `ks`.
+    pub tasks: Vec<TaskStats>,
+}
+
 /// The app's runtime model.
 pub struct Session {
     /// Loaded task file.
@@ -87,6 +102,7 @@ pub struct Session {
     /// How the last run ended.
     pub last_run: Option<RunEnd>,
     run: Option<ActiveRun>,
+    derived: Arc<Derived>,
 }
 
 impl Session {
@@ -106,7 +122,24 @@ impl Session {
             run_valid_anyway: false,
             last_run: None,
             run: None,
+            derived: Arc::default(),
         }
+    }
+
+    /// Summary, curve and per-task figures of the current results (cached per
+    /// store revision, so drawing a frame does not rescan 100,000 candidates).
+    pub fn derived(&mut self) -> Arc<Derived> {
+        if self.derived.revision != Some(self.revision) {
+            let ks = self.ks();
+            self.derived = Arc::new(Derived {
+                revision: Some(self.revision),
+                summary: Some(self.store.summary(&ks)),
+                curve: self.store.curve(),
+                tasks: self.store.task_stats(&ks),
+                ks,
+            });
+        }
+        Arc::clone(&self.derived)
     }
 
     /// Resolves the interpreter command again.

@@ -7,62 +7,63 @@ use super::app::App;
 use super::theme::size;
 use super::ui_ext::UiExt;
 use crate::passk;
+use crate::store::TaskStats;
+
+/// The per-task table (n, c, mean score, pass@k).
+pub(super) fn task_table_ui(ui: &mut egui::Ui, ks: &[usize], stats: &[TaskStats]) {
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + size::ROW_PADDING;
+    let mut table = TableBuilder::new(ui)
+        .id_salt("tasks")
+        .striped(true)
+        .max_scroll_height(260.0)
+        .column(Column::remainder().at_least(90.0).clip(true))
+        .columns(Column::auto(), 3);
+    for _ in ks {
+        table = table.column(Column::auto());
+    }
+    table
+        .header(row_height, |mut header| {
+            for title in ["task", "n", "c", "score"] {
+                header.col(|ui| {
+                    ui.strong(title);
+                });
+            }
+            for k in ks {
+                header.col(|ui| {
+                    ui.strong(format!("pass@{k}"));
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(row_height, stats.len(), |mut row| {
+                let t = &stats[row.index()];
+                row.col(|ui| {
+                    ui.label(&t.task_id);
+                });
+                row.col(|ui| {
+                    ui.label(t.n.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(t.c.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(format!("{:.2}", t.mean_score));
+                });
+                for k in ks {
+                    row.col(|ui| match t.pass_at_k.get(k) {
+                        Some(v) => {
+                            ui.label(format!("{v:.3}"));
+                        }
+                        None => {
+                            ui.weak_label("–").on_hover_text("undefined: k > n");
+                        }
+                    });
+                }
+            });
+        });
+}
 
 impl App {
-    pub(super) fn task_table_ui(&mut self, ui: &mut egui::Ui, ks: &[usize]) {
-        let stats = self.session.store.task_stats(ks);
-        let row_height = ui.text_style_height(&egui::TextStyle::Body) + size::ROW_PADDING;
-        let mut table = TableBuilder::new(ui)
-            .id_salt("tasks")
-            .striped(true)
-            .max_scroll_height(260.0)
-            .column(Column::remainder().at_least(90.0).clip(true))
-            .columns(Column::auto(), 3);
-        for _ in ks {
-            table = table.column(Column::auto());
-        }
-        table
-            .header(row_height, |mut header| {
-                for title in ["task", "n", "c", "score"] {
-                    header.col(|ui| {
-                        ui.strong(title);
-                    });
-                }
-                for k in ks {
-                    header.col(|ui| {
-                        ui.strong(format!("pass@{k}"));
-                    });
-                }
-            })
-            .body(|body| {
-                body.rows(row_height, stats.len(), |mut row| {
-                    let t = &stats[row.index()];
-                    row.col(|ui| {
-                        ui.label(&t.task_id);
-                    });
-                    row.col(|ui| {
-                        ui.label(t.n.to_string());
-                    });
-                    row.col(|ui| {
-                        ui.label(t.c.to_string());
-                    });
-                    row.col(|ui| {
-                        ui.label(format!("{:.2}", t.mean_score));
-                    });
-                    for k in ks {
-                        row.col(|ui| match t.pass_at_k.get(k) {
-                            Some(v) => {
-                                ui.label(format!("{v:.3}"));
-                            }
-                            None => {
-                                ui.weak_label("–").on_hover_text("undefined: k > n");
-                            }
-                        });
-                    }
-                });
-            });
-    }
-
     pub(super) fn calculator_ui(&mut self, ui: &mut egui::Ui) {
         let calc = &mut self.calculator;
         ui.horizontal(|ui| {
