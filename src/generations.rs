@@ -137,29 +137,7 @@ fn jsonl_record(path: &Path, line: usize, raw: &str) -> Result<Generation, Input
             "this looks like a task file, not a generations file",
         ));
     }
-    let id = match obj.get("task_id") {
-        None => {
-            return Err(InputError::at(
-                path,
-                line,
-                Some("task_id"),
-                "required",
-                "missing required field",
-            ));
-        }
-        Some(v) => input::id_from_value(v).ok_or_else(|| {
-            InputError::at(
-                path,
-                line,
-                Some("task_id"),
-                "type",
-                format!(
-                    "expected a string or an integer, found {}",
-                    input::json_kind(v)
-                ),
-            )
-        })?,
-    };
+    let id = input::task_id_field(path, line, &obj)?;
     let Some((field, value)) = TEXT_FIELDS
         .iter()
         .find_map(|f| obj.get(*f).map(|v| (*f, v)))
@@ -209,15 +187,7 @@ fn jsonl_record(path: &Path, line: usize, raw: &str) -> Result<Generation, Input
 }
 
 fn read_bigcode(path: &Path, text: &str, set: &mut GenerationSet) -> Result<(), InputError> {
-    let outer: Vec<Value> = serde_json::from_str(text).map_err(|e| {
-        InputError::at(
-            path,
-            e.line(),
-            None,
-            "json",
-            format!("not a valid JSON array: {e}"),
-        )
-    })?;
+    let outer = input::parse_array(path, text)?;
     for (task, inner) in outer.iter().enumerate() {
         let Value::Array(samples) = inner else {
             set.errors.push(InputError::file(

@@ -159,6 +159,46 @@ pub fn id_from_value(v: &serde_json::Value) -> Option<String> {
     }
 }
 
+/// The `task_id` field of a record (a string, or an integer as in MBPP), with a
+/// precise error when it is missing or of another type.
+pub fn task_id_field(
+    path: &Path,
+    line: usize,
+    obj: &serde_json::Map<String, serde_json::Value>,
+) -> Result<String, InputError> {
+    match obj.get("task_id") {
+        None => Err(InputError::at(
+            path,
+            line,
+            Some("task_id"),
+            "required",
+            "missing required field",
+        )),
+        Some(v) => id_from_value(v).ok_or_else(|| {
+            InputError::at(
+                path,
+                line,
+                Some("task_id"),
+                "type",
+                format!("expected a string or an integer, found {}", json_kind(v)),
+            )
+        }),
+    }
+}
+
+/// Parses a whole file that must be one JSON array.
+pub fn parse_array(path: &Path, text: &str) -> Result<Vec<serde_json::Value>, InputError> {
+    serde_json::from_str(text).map_err(|e| {
+        InputError::at(
+            path,
+            e.line(),
+            None,
+            "json",
+            format!("not a valid JSON array: {e}"),
+        )
+    })
+}
+
 /// SHA-256 of a file's bytes as lowercase hex (for the run file's `inputs`).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;

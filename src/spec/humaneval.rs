@@ -26,7 +26,7 @@ fn record(
     seen: &mut HashMap<String, usize>,
 ) -> Result<Task, InputError> {
     let obj = input::parse_object(path, line, raw)?;
-    let id = super::req_id(path, line, &obj)?;
+    let id = input::task_id_field(path, line, &obj)?;
     let prompt = super::req_str(path, line, &obj, "prompt")?;
     let entry_point = super::req_str(path, line, &obj, "entry_point")?;
     let test = super::req_str(path, line, &obj, "test")?;

@@ -27,15 +27,7 @@ pub(super) fn read_jsonl(path: &Path, text: &str, set: &mut TaskSet) {
 }
 
 pub(super) fn read_sanitized(path: &Path, text: &str, set: &mut TaskSet) -> Result<(), InputError> {
-    let items: Vec<Value> = serde_json::from_str(text).map_err(|e| {
-        InputError::at(
-            path,
-            e.line(),
-            None,
-            "json",
-            format!("not a valid JSON array: {e}"),
-        )
-    })?;
+    let items = input::parse_array(path, text)?;
     let mut seen = HashMap::new();
     // Records of a pretty-printed array carry the line of their `task_id`.
     let lines = object_lines(text);
@@ -77,7 +69,7 @@ fn task_from(
     setup: String,
     seen: &mut HashMap<String, usize>,
 ) -> Result<Task, InputError> {
-    let id = super::req_id(path, line, obj)?;
+    let id = input::task_id_field(path, line, obj)?;
     let assertions = super::req_str_list(path, line, obj, "test_list")?;
     let reference = match obj.get("code") {
         Some(_) => Some(super::req_str(path, line, obj, "code")?),

@@ -261,35 +261,6 @@ pub(crate) fn str_list(
         .collect()
 }
 
-/// Reads the task id field (string or integer) of a record.
-pub(crate) fn req_id(
-    path: &Path,
-    line: usize,
-    obj: &serde_json::Map<String, serde_json::Value>,
-) -> Result<String, InputError> {
-    match obj.get("task_id") {
-        None => Err(InputError::at(
-            path,
-            line,
-            Some("task_id"),
-            "required",
-            "missing required field",
-        )),
-        Some(v) => input::id_from_value(v).ok_or_else(|| {
-            InputError::at(
-                path,
-                line,
-                Some("task_id"),
-                "type",
-                format!(
-                    "expected a string or an integer, found {}",
-                    input::json_kind(v)
-                ),
-            )
-        }),
-    }
-}
-
 /// Records `id` as seen, or returns the duplicate-id error.
 pub(crate) fn check_unique(
     path: &Path,
