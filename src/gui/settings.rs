@@ -37,7 +37,7 @@ impl App {
             ui.end_row();
             ui.label("Workers");
             ui.add(egui::DragValue::new(&mut s.workers).range(1..=64))
-                .on_hover_text("Candidates run at the same time (default: one per core).");
+                .on_hover_text("Candidates running at full priority at once (default: one per core). One still running after a second is lowered in priority and lets the next start.");
             ui.end_row();
             ui.label("Interpreter");
             ui.horizontal(|ui| {
