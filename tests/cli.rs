@@ -235,3 +235,28 @@ fn a_completed_run_removes_its_journal() {
     assert!(json.exists());
     assert!(!execscope::report::Journal::path_for(&json).exists());
 }
+
+#[test]
+fn run_writes_human_eval_results_and_a_markdown_summary() {
+    let dir = tempdir();
+    let results = dir.path().join("samples.jsonl_results.jsonl");
+    let md = dir.path().join("summary.md");
+    execscope()
+        .args(["run", "-q", "--results-jsonl"])
+        .arg(&results)
+        .arg("--markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&results)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 25);
+    assert_eq!(lines.iter().filter(|l| l["passed"] == true).count(), 11);
+    assert!(lines.iter().any(|l| l["result"] == "timed out"));
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("| pass | 11 | 44.0% |"), "{md}");
+    assert!(md.contains("| pass@1 | 0.4400 |"), "{md}");
+}

@@ -258,6 +258,17 @@ fn a_saved_run_reopens_without_running_and_exports_csv() {
     ));
     reopened.run_steps(2);
     assert_eq!(std::fs::read_to_string(csv).unwrap().lines().count(), 26);
+    let md = dir.path().join("summary.md");
+    reopened.state_mut().push(Command::Export(
+        execscope::gui::Export::Markdown,
+        md.clone(),
+    ));
+    reopened.run_steps(2);
+    assert!(
+        std::fs::read_to_string(md)
+            .unwrap()
+            .contains("| pass@1 | 0.4400 |")
+    );
 }
 
 #[test]

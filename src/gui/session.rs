@@ -422,6 +422,15 @@ impl Session {
             Export::CandidatesCsv => report::write_candidates_csv(&self.store, path),
             Export::TasksCsv => report::write_tasks_csv(&self.store, &ks, path),
             Export::RunFile => self.run_file(&ks).save(path),
+            Export::HumanEvalResults => report::write_human_eval_results(&self.store, path),
+            Export::Markdown => {
+                let title = match (&self.opened_run, &self.generations) {
+                    (Some((p, _)), _) => format!("execscope: {}", p.display()),
+                    (None, Some(g)) => format!("execscope: {}", g.path.display()),
+                    (None, None) => "execscope".to_owned(),
+                };
+                report::write_markdown(&self.store, &ks, &title, path)
+            }
         };
         result.map_err(|e| e.to_string())
     }

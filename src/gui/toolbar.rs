@@ -141,11 +141,11 @@ impl App {
         let has_results = self.session.done > 0;
         ui.add_enabled_ui(has_results, |ui| {
             ui.menu_button("💾 Export ⏷", |ui| {
-                for export in [Export::CandidatesCsv, Export::TasksCsv, Export::RunFile] {
+                for export in Export::ALL {
                     let hint = match export {
                         Export::CandidatesCsv => ui.ctx().format_shortcut(&shortcut::EXPORT_CSV),
                         Export::RunFile => ui.ctx().format_shortcut(&shortcut::SAVE_RUN),
-                        Export::TasksCsv => String::new(),
+                        _ => String::new(),
                     };
                     if ui.button(format!("{}  {hint}", export.label())).clicked() {
                         self.push(Command::SaveDialog(export));

