@@ -130,6 +130,9 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
     assert_eq!(json["settings"]["timeout_s"], 3.0);
     assert_eq!(json["settings"]["output_cap_bytes"], 262144);
     assert!(json["settings"]["workers"].is_u64());
+    assert_eq!(json["settings"]["memory_limit_bytes"], 2u64 << 30);
+    assert_eq!(json["settings"]["process_guard"], true);
+    assert_eq!(json["settings"]["no_network"], false);
     assert_eq!(json["python"]["version"], "3.11.7");
     assert_eq!(json["inputs"]["tasks"]["sha256"], "ab");
     let c = &json["candidates"][1];

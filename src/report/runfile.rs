@@ -52,6 +52,24 @@ pub struct SettingsRecord {
     /// Denied modules.
     #[serde(default)]
     pub denylist: Vec<String>,
+    /// Address-space limit in bytes, if any.
+    #[serde(default)]
+    pub memory_limit_bytes: Option<u64>,
+    /// File-size limit in bytes, if any.
+    #[serde(default)]
+    pub file_size_limit_bytes: Option<u64>,
+    /// Open-files limit, if any.
+    #[serde(default)]
+    pub open_files: Option<u64>,
+    /// CPU-seconds backstop and no core dumps.
+    #[serde(default)]
+    pub cpu_backstop: bool,
+    /// The process guard.
+    #[serde(default)]
+    pub process_guard: bool,
+    /// No-network mode.
+    #[serde(default)]
+    pub no_network: bool,
 }
 
 /// The interpreter as saved.
@@ -192,6 +210,12 @@ impl RunFile {
                 output_cap_bytes: ctx.settings.limits.output_cap,
                 workers: ctx.settings.workers,
                 denylist: ctx.settings.limits.denylist.clone(),
+                memory_limit_bytes: ctx.settings.limits.memory_bytes,
+                file_size_limit_bytes: ctx.settings.limits.file_size_bytes,
+                open_files: ctx.settings.limits.open_files,
+                cpu_backstop: ctx.settings.limits.cpu_backstop,
+                process_guard: ctx.settings.limits.process_guard,
+                no_network: ctx.settings.limits.no_network,
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),
