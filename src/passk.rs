@@ -39,6 +39,56 @@ pub fn curve(counts: &[(usize, usize)]) -> Vec<(usize, f64)> {
         .collect()
 }
 
+/// Resamples drawn for a bootstrap interval.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+/// The seed of the bootstrap, fixed so intervals are reproducible.
+pub const BOOTSTRAP_SEED: u64 = 0x5eed_e8ec_5c0b_e000;
+
+/// A 95% bootstrap interval for the data set's pass@k: tasks (with `n >= k`) are
+/// resampled with replacement `resamples` times with a seeded generator, and the
+/// 2.5th and 97.5th percentiles of the resampled means are returned. `None` when
+/// no task has `k` samples.
+pub fn bootstrap_interval(
+    counts: &[(usize, usize)],
+    k: usize,
+    resamples: usize,
+    seed: u64,
+) -> Option<(f64, f64)> {
+    let values: Vec<f64> = counts
+        .iter()
+        .filter_map(|&(n, c)| pass_at_k(n, c, k))
+        .collect();
+    if values.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SplitMix64(seed);
+    let t = values.len();
+    let mut means: Vec<f64> = (0..resamples)
+        .map(|_| (0..t).map(|_| values[rng.below(t)]).sum::<f64>() / t as f64)
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let at = |q: f64| means[((q * (resamples - 1) as f64).round() as usize).min(resamples - 1)];
+    Some((at(0.025), at(0.975)))
+}
+
+/// A small, seedable generator (SplitMix64), enough for resampling.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        ((u128::from(self.next()) * n as u128) >> 64) as usize
+    }
+}
+
 /// The k values reported by default: 1, 10 and 100 where some task has that many
 /// samples.
 pub fn default_ks(max_n: usize) -> Vec<usize> {
@@ -91,6 +141,24 @@ mod tests {
             .map(|i| (900.0 - i as f64) / (1000.0 - i as f64))
             .product();
         assert!((v - (1.0 - exact)).abs() < 1e-12, "{v}");
+    }
+
+    #[test]
+    fn bootstrap_intervals_are_reproducible_and_contain_the_estimate() {
+        let counts: Vec<(usize, usize)> = (0..50).map(|i| (10, i % 11)).collect();
+        let est = dataset_pass_at_k(&counts, 1).unwrap();
+        let (lo, hi) = bootstrap_interval(&counts, 1, 2000, 7).unwrap();
+        assert!(lo < est && est < hi, "{lo} {est} {hi}");
+        assert_eq!(bootstrap_interval(&counts, 1, 2000, 7), Some((lo, hi)));
+        assert_ne!(bootstrap_interval(&counts, 1, 2000, 8), Some((lo, hi)));
+        // Identical tasks leave nothing to resample: a zero-width interval.
+        let (zlo, zhi) = bootstrap_interval(&[(5, 2); 20], 2, 500, 1).unwrap();
+        assert!(close(zlo, 0.7) && close(zhi, 0.7), "{zlo} {zhi}");
+        assert_eq!(bootstrap_interval(&counts, 11, 100, 1), None);
+        // More tasks, a narrower interval.
+        let many: Vec<(usize, usize)> = (0..2000).map(|i| (10, i % 11)).collect();
+        let (mlo, mhi) = bootstrap_interval(&many, 1, 2000, 7).unwrap();
+        assert!(mhi - mlo < (hi - lo) / 3.0, "{mlo}..{mhi} vs {lo}..{hi}");
     }
 
     #[test]

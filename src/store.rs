@@ -199,6 +199,23 @@ impl Store {
         }
     }
 
+    /// 95% bootstrap intervals (over tasks, seeded) of the data set's pass@k for
+    /// each requested k that is defined.
+    pub fn intervals(&self, ks: &[usize]) -> BTreeMap<usize, (f64, f64)> {
+        let counts = self.counts();
+        ks.iter()
+            .filter_map(|&k| {
+                passk::bootstrap_interval(
+                    &counts,
+                    k,
+                    passk::BOOTSTRAP_RESAMPLES,
+                    passk::BOOTSTRAP_SEED,
+                )
+                .map(|ci| (k, ci))
+            })
+            .collect()
+    }
+
     /// The pass@k curve over finished candidates.
     pub fn curve(&self) -> Vec<(usize, f64)> {
         passk::curve(&self.counts())

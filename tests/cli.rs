@@ -27,6 +27,9 @@ fn run_without_files_runs_the_embedded_demo_and_says_so() {
         .stderr(predicate::str::contains("embedded demo set"))
         .stdout(predicate::str::contains("25 candidates from 5 tasks"))
         .stdout(predicate::str::contains("pass@5"))
+        .stdout(predicate::str::contains(
+            "pass@1            0.4400   95% CI [",
+        ))
         .stdout(predicate::str::is_match(r"timeout\s+1\s").unwrap());
     let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(run["summary"]["candidates"], 25);

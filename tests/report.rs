@@ -163,6 +163,10 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
     assert_eq!(json["summary"]["outcomes"]["timeout"], 0);
     assert_eq!(json["summary"]["pass_at_k"]["1"], 0.25);
     assert_eq!(json["summary"]["elapsed_s"], 1.5);
+    // pass@1 per task is 0.5 and 0: every resampled mean is 0, 0.25 or 0.5.
+    let ci = &json["summary"]["pass_at_k_ci"]["1"];
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    assert!(lo <= 0.25 && 0.25 <= hi && lo >= 0.0 && hi <= 0.5, "{ci}");
 
     let dir = crate::util::tempdir();
     let path = dir.path().join("run.json");

@@ -65,9 +65,18 @@ pub fn print(
     }
     writeln!(out)?;
     writeln!(out, "{:<16}{:>8.4}", "mean score", s.mean_score)?;
+    let intervals = store.intervals(ks);
     for k in ks {
         match s.pass_at_k.get(k) {
-            Some(v) => writeln!(out, "{:<16}{:>8.4}", format!("pass@{k}"), v)?,
+            Some(v) => match intervals.get(k) {
+                Some((lo, hi)) => writeln!(
+                    out,
+                    "{:<16}{:>8.4}   95% CI [{lo:.4}, {hi:.4}]",
+                    format!("pass@{k}"),
+                    v
+                )?,
+                None => writeln!(out, "{:<16}{:>8.4}", format!("pass@{k}"), v)?,
+            },
             None => writeln!(out, "{:<16}{:>8}", format!("pass@{k}"), "n/a")?,
         }
     }

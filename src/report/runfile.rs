@@ -174,6 +174,10 @@ pub struct SummaryRow {
     /// Whether the run was stopped before every candidate ran.
     #[serde(default)]
     pub cancelled: bool,
+    /// 95% bootstrap interval `[low, high]` of each reported pass@k (tasks
+    /// resampled 2000 times with a fixed seed).
+    #[serde(default)]
+    pub pass_at_k_ci: BTreeMap<usize, (f64, f64)>,
 }
 
 /// What a run file needs beyond the store.
@@ -249,6 +253,7 @@ impl RunFile {
                 pass_at_k: summary.pass_at_k,
                 elapsed_s: ctx.elapsed_s,
                 cancelled: ctx.cancelled,
+                pass_at_k_ci: store.intervals(ctx.ks),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
