@@ -263,3 +263,65 @@ fn run_writes_human_eval_results_and_a_markdown_summary() {
     assert!(md.contains("| pass | 11 | 44.0% |"), "{md}");
     assert!(md.contains("| pass@1 | 0.4400 |"), "{md}");
 }
+
+#[test]
+fn compare_lists_regressions_and_improvements_and_writes_their_csv() {
+    let dir = tempdir();
+    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json");
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    for t in run["tasks"].as_array_mut().unwrap() {
+        match t["task_id"].as_str().unwrap() {
+            "add" => {
+                t["c"] = 1.into();
+                t["mean_score"] = 0.2.into();
+            }
+            "fib" => {
+                t["c"] = 5.into();
+                t["mean_score"] = 1.0.into();
+            }
+            _ => {}
+        }
+    }
+    run["summary"]["pass_at_k"] = serde_json::json!({"1": 0.5});
+    let b = dir.path().join("b.json");
+    std::fs::write(&b, run.to_string()).unwrap();
+    let csv = dir.path().join("changes.csv");
+    execscope()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg("--csv")
+        .arg(&csv)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "pass@1              0.4400    0.5000   +0.0600",
+        ))
+        .stdout(predicate::str::is_match(r"improved\s+1\nregressed\s+1\nunchanged\s+3").unwrap())
+        .stdout(predicate::str::contains(
+            "add                      passes 3/5 -> 1/5, mean score 0.60 -> 0.20",
+        ));
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        "task_id,change,n_a,c_a,mean_score_a,n_b,c_b,mean_score_b,mean_score_delta\n\
+         add,regressed,5,3,0.6000,5,1,0.2000,-0.4000\n\
+         fib,improved,5,2,0.4500,5,5,1.0000,+0.5500\n"
+    );
+}
+
+#[test]
+fn compare_refuses_a_file_that_is_not_a_run_file() {
+    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json");
+    let b =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    execscope()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "lesson70_rules.jsonl: not an execscope run file",
+        ));
+}

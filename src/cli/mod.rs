@@ -40,6 +40,16 @@ pub enum Command {
         /// The task file (lesson-70, HumanEval or MBPP; .gz is fine).
         file: PathBuf,
     },
+    /// Compare two run files: pass@k side by side, improved and regressed tasks.
+    Compare {
+        /// The baseline run file.
+        a: PathBuf,
+        /// The run file compared with it.
+        b: PathBuf,
+        /// Write the changed tasks as CSV here.
+        #[arg(long, value_name = "CHANGES.csv")]
+        csv: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +158,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Validate { file }) => load::validate(&file),
+        Some(Command::Compare { a, b, csv }) => summary::compare(&a, &b, csv.as_deref()),
         None => desktop(cli),
     }
 }

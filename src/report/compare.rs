@@ -1,0 +1,187 @@
+//! Comparing two runs of the same tasks: per-task regressions and improvements
+//! (changes in the number of passing samples and in mean score), both data sets'
+//! pass@k side by side, and a CSV of the differences.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{ExportError, RunFile};
+
+/// How a task changed from run A to run B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// More samples pass in B (or the mean score rose with the same passes).
+    Improved,
+    /// Fewer samples pass in B (or the mean score fell with the same passes).
+    Regressed,
+    /// Same passes and mean score.
+    Unchanged,
+    /// The task is only in run A.
+    OnlyA,
+    /// The task is only in run B.
+    OnlyB,
+}
+
+impl Change {
+    /// Display name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Improved => "improved",
+            Change::Regressed => "regressed",
+            Change::Unchanged => "unchanged",
+            Change::OnlyA => "only in A",
+            Change::OnlyB => "only in B",
+        }
+    }
+}
+
+/// One task in both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskDiff {
+    /// The task.
+    pub task_id: String,
+    /// (n, c, mean score) in A, if present.
+    pub a: Option<(usize, usize, f64)>,
+    /// (n, c, mean score) in B, if present.
+    pub b: Option<(usize, usize, f64)>,
+    /// The verdict.
+    pub change: Change,
+}
+
+/// Two runs compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// Per task, in A's task order then B-only tasks.
+    pub tasks: Vec<TaskDiff>,
+    /// pass@k of A and B for every k either reports.
+    pub pass_at_k: BTreeMap<usize, (Option<f64>, Option<f64>)>,
+    /// Mean scores of A and B.
+    pub mean_score: (f64, f64),
+}
+
+const SCORE_EPS: f64 = 1e-9;
+
+impl Comparison {
+    /// Compares run `a` with run `b`.
+    pub fn new(a: &RunFile, b: &RunFile) -> Comparison {
+        let index_b: BTreeMap<&str, usize> = b
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.task_id.as_str(), i))
+            .collect();
+        let mut tasks = Vec::new();
+        for ta in &a.tasks {
+            let tb = index_b.get(ta.task_id.as_str()).map(|&i| &b.tasks[i]);
+            let a_fig = (ta.n, ta.c, ta.mean_score);
+            let change = match tb {
+                None => Change::OnlyA,
+                Some(tb) => {
+                    let (fa, fb) = (
+                        ta.c as f64 / ta.n.max(1) as f64,
+                        tb.c as f64 / tb.n.max(1) as f64,
+                    );
+                    if fb > fa + SCORE_EPS
+                        || (fb - fa).abs() <= SCORE_EPS && tb.mean_score > ta.mean_score + SCORE_EPS
+                    {
+                        Change::Improved
+                    } else if fb < fa - SCORE_EPS
+                        || (fb - fa).abs() <= SCORE_EPS && tb.mean_score < ta.mean_score - SCORE_EPS
+                    {
+                        Change::Regressed
+                    } else {
+                        Change::Unchanged
+                    }
+                }
+            };
+            tasks.push(TaskDiff {
+                task_id: ta.task_id.clone(),
+                a: Some(a_fig),
+                b: tb.map(|t| (t.n, t.c, t.mean_score)),
+                change,
+            });
+        }
+        let in_a: std::collections::HashSet<&str> =
+            a.tasks.iter().map(|t| t.task_id.as_str()).collect();
+        for tb in b
+            .tasks
+            .iter()
+            .filter(|t| !in_a.contains(t.task_id.as_str()))
+        {
+            tasks.push(TaskDiff {
+                task_id: tb.task_id.clone(),
+                a: None,
+                b: Some((tb.n, tb.c, tb.mean_score)),
+                change: Change::OnlyB,
+            });
+        }
+        let mut pass_at_k: BTreeMap<usize, (Option<f64>, Option<f64>)> = BTreeMap::new();
+        for (k, v) in &a.summary.pass_at_k {
+            pass_at_k.entry(*k).or_default().0 = Some(*v);
+        }
+        for (k, v) in &b.summary.pass_at_k {
+            pass_at_k.entry(*k).or_default().1 = Some(*v);
+        }
+        Comparison {
+            tasks,
+            pass_at_k,
+            mean_score: (a.summary.mean_score, b.summary.mean_score),
+        }
+    }
+
+    /// How many tasks have each verdict.
+    pub fn counts(&self) -> BTreeMap<Change, usize> {
+        let mut counts = BTreeMap::new();
+        for t in &self.tasks {
+            *counts.entry(t.change).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    /// The CSV of the tasks that changed (or exist in one run only).
+    pub fn csv(&self, path: &Path) -> Result<Vec<u8>, ExportError> {
+        let err = |source| ExportError::Csv {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record([
+            "task_id",
+            "change",
+            "n_a",
+            "c_a",
+            "mean_score_a",
+            "n_b",
+            "c_b",
+            "mean_score_b",
+            "mean_score_delta",
+        ])
+        .map_err(err)?;
+        for t in self.tasks.iter().filter(|t| t.change != Change::Unchanged) {
+            let cell = |f: Option<(usize, usize, f64)>| match f {
+                Some((n, c, m)) => [n.to_string(), c.to_string(), format!("{m:.4}")],
+                None => [String::new(), String::new(), String::new()],
+            };
+            let delta = match (t.a, t.b) {
+                (Some(a), Some(b)) => format!("{:+.4}", b.2 - a.2),
+                _ => String::new(),
+            };
+            let [na, ca, ma] = cell(t.a);
+            let [nb, cb, mb] = cell(t.b);
+            w.write_record([
+                t.task_id.as_str(),
+                t.change.as_str(),
+                &na,
+                &ca,
+                &ma,
+                &nb,
+                &cb,
+                &mb,
+                &delta,
+            ])
+            .map_err(err)?;
+        }
+        w.into_inner().map_err(|e| err(e.into_error().into()))
+    }
+}
