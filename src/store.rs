@@ -64,6 +64,18 @@ pub struct Summary {
     pub pass_at_k: BTreeMap<usize, f64>,
 }
 
+impl Summary {
+    /// Share of finished candidates with `outcome`, in percent.
+    pub fn share(&self, outcome: Outcome) -> f64 {
+        let n = self.outcomes.get(&outcome).copied().unwrap_or(0);
+        if self.candidates > 0 {
+            100.0 * n as f64 / self.candidates as f64
+        } else {
+            0.0
+        }
+    }
+}
+
 /// All candidates of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Store {

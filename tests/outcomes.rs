@@ -7,7 +7,7 @@ use execscope::postprocess::PostProcess;
 use execscope::sandbox::Outcome;
 use execscope::spec::{ProgramStyle, Task};
 
-use crate::util::{run, run_with};
+use crate::util::{run, run_program, run_with};
 
 #[test]
 fn a_correct_candidate_passes_with_score_one() {
@@ -187,14 +187,7 @@ fn a_fenced_generation_with_prose_is_extracted_and_passes() {
     let t = humaneval_task();
     let g = "Sure! Here is the function:\n\n```python\ndef inc(x):\n    return x + 1\n```\n\nIt adds one.";
     let p = program_for(&t, g).unwrap();
-    let r = execscope::sandbox::run_candidate(
-        crate::util::python(),
-        &Default::default(),
-        std::time::Duration::from_secs(3),
-        &p,
-        None,
-    )
-    .unwrap();
+    let r = run_program(&p);
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}\n{}", p.code);
 }
 
@@ -202,14 +195,7 @@ fn a_fenced_generation_with_prose_is_extracted_and_passes() {
 fn a_bare_completion_is_appended_to_the_prompt_and_passes() {
     let t = humaneval_task();
     let p = program_for(&t, "    return x + 1\n").unwrap();
-    let r = execscope::sandbox::run_candidate(
-        crate::util::python(),
-        &Default::default(),
-        std::time::Duration::from_secs(3),
-        &p,
-        None,
-    )
-    .unwrap();
+    let r = run_program(&p);
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
 }
 

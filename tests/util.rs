@@ -18,6 +18,18 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
     }
 }
 
+/// Runs an assembled program with default limits and a 3 s timeout.
+pub fn run_program(program: &Program) -> CandidateResult {
+    sandbox::run_candidate(
+        python(),
+        &Limits::default(),
+        Duration::from_secs(3),
+        program,
+        None,
+    )
+    .expect("the sandbox itself should not fail")
+}
+
 /// Runs `code` against `assertions` with default limits and `timeout`.
 pub fn run_with(
     code: &str,

@@ -56,11 +56,7 @@ pub fn print(
     writeln!(out, "{:<16}{:>8}{:>9}", "outcome", "count", "share")?;
     for o in Outcome::ALL {
         let n = s.outcomes.get(&o).copied().unwrap_or(0);
-        let share = if s.candidates > 0 {
-            100.0 * n as f64 / s.candidates as f64
-        } else {
-            0.0
-        };
+        let share = s.share(o);
         writeln!(out, "{:<16}{:>8}{:>8.1}%", o.as_str(), n, share)?;
     }
     writeln!(out)?;

@@ -57,11 +57,7 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
     md.push_str("| outcome | count | share |\n| --- | ---: | ---: |\n");
     for o in Outcome::ALL {
         let n = s.outcomes.get(&o).copied().unwrap_or(0);
-        let share = if s.candidates > 0 {
-            100.0 * n as f64 / s.candidates as f64
-        } else {
-            0.0
-        };
+        let share = s.share(o);
         let _ = writeln!(md, "| {} | {n} | {share:.1}% |", o.as_str());
     }
     md.push_str("\n| metric | value |\n| --- | ---: |\n");
