@@ -9,6 +9,14 @@
 # forgery. Everything the harness needs after candidate code starts is bound to a
 # private name first, so rebinding builtins cannot change the verdict.
 #
+# Started with the argument `serve`, it is a fork server (the fast-start mode):
+# it loads itself and a few common modules once, then for each `run` frame on
+# stdin forks a child that becomes a fresh session in its own temporary
+# directory, sets the candidate's resource limits and runs exactly the code path
+# above. It reports `pid N` and then `exit N` or `signal N` on descriptor 4, and
+# reaps the child only when the host says `reap`, so the host can kill the
+# child's process group without racing a reused process id.
+#
 # It imports nothing beyond the modules the interpreter has loaded at start-up.
 import sys
 import posix
@@ -42,8 +50,7 @@ _stderr = sys.stderr
 ENVELOPE_FD = 3
 
 
-def _read_payload():
-    data = sys.stdin.buffer.read()
+def _fields_of(data):
     fields = []
     pos = 0
     while pos < _len(data):
@@ -55,21 +62,31 @@ def _read_payload():
     return fields
 
 
-_fields = _read_payload()
-# Layout: token, setup, code, denylist (one name a line), sys.path (one a line),
-# flags (space-separated words), then one field per assertion.
-_token = _fields[0]
-_setup = _fields[1]
-_code = _fields[2]
-_flags = _fields[5].split()
-_guard = "guard" in _flags
-_deny = tuple(n for n in _fields[3].split("\n") if n)
-if _guard:
-    _deny = _deny + ("_socket", "_posixsubprocess", "pty", "resource")
-sys.path[:] = [p for p in _fields[4].split("\n") if p]
-_assertions = _fields[6:]
-del _fields
-sys.argv[:] = ["candidate"]
+def _prepare(fields):
+    """Takes in one candidate's payload and installs the denylist and the guard."""
+    global _token, _setup, _code, _guard, _deny, _assertions
+    # Layout: token, setup, code, denylist (one name a line), sys.path (one a line),
+    # flags (space-separated words), then one field per assertion.
+    _token = fields[0]
+    _setup = fields[1]
+    _code = fields[2]
+    _guard = "guard" in fields[5].split()
+    _deny = _deny_list(fields[3], _guard)
+    sys.path[:] = [p for p in fields[4].split("\n") if p]
+    _assertions = fields[6:]
+    sys.argv[:] = ["candidate"]
+    _install_denylist()
+    _install_guard()
+
+
+def _deny_list(names, guard):
+    deny = tuple(n for n in names.split("\n") if n)
+    if guard:
+        deny = deny + ("_socket", "_posixsubprocess", "pty", "resource")
+    return deny
+
+
+_deny = ()
 
 
 def _denied(name):
@@ -112,9 +129,11 @@ def _deny_system(*args, **kwargs):
     raise PermissionError("denied: os.system")
 
 
-if _deny:
-    for _m in [m for m in sys.modules if _denied(m)]:
-        del sys.modules[_m]
+def _install_denylist():
+    if not _deny:
+        return
+    for m in [m for m in sys.modules if _denied(m)]:
+        del sys.modules[m]
     sys.meta_path.insert(0, _DenyFinder())
     posix.system = _deny_system
     if "os" in sys.modules:
@@ -146,12 +165,14 @@ def _refuse(name):
     return refused
 
 
-if _guard:
-    for _name in _GUARDED:
-        if hasattr(posix, _name):
-            setattr(posix, _name, _refuse(_name))
+def _install_guard():
+    if not _guard:
+        return
+    for name in _GUARDED:
+        if hasattr(posix, name):
+            setattr(posix, name, _refuse(name))
             if "os" in sys.modules:
-                setattr(sys.modules["os"], _name, getattr(posix, _name))
+                setattr(sys.modules["os"], name, getattr(posix, name))
     if "_signal" in sys.modules and hasattr(sys.modules["_signal"], "pidfd_send_signal"):
         sys.modules["_signal"].pidfd_send_signal = _refuse("pidfd_send_signal")
 
@@ -286,4 +307,151 @@ def _main():
     _finish(outcome, passed, per, detail, t_code)
 
 
-_main()
+
+# --- the fork server (fast-start mode) -------------------------------------
+
+_fork = posix.fork
+_waitid = getattr(posix, "waitid", None)
+_waitpid = posix.waitpid
+_killpg = posix.killpg
+_read = posix.read
+_child = 0
+
+
+class _Lines:
+    """Buffered reading of the host's frames from descriptor 0, without `io`."""
+
+    def __init__(self):
+        self.buf = b""
+
+    def _more(self):
+        chunk = _read(0, 65536)
+        if not chunk:
+            _exit(0)
+        self.buf += chunk
+
+    def line(self):
+        while b"\n" not in self.buf:
+            self._more()
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def take(self, n):
+        while _len(self.buf) < n:
+            self._more()
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+
+def _report(text):
+    data = (text + "\n").encode()
+    while data:
+        data = data[_write(4, data) :]
+
+
+def _on_host_death(signum, frame):
+    if _child:
+        try:
+            _killpg(_child, 9)
+        except _BaseException:
+            pass
+    _exit(0)
+
+
+def _preload(names):
+    """Imports the modules candidates commonly use, except any that would load a
+    denied module (those stay unloaded, so such imports fail as they would fresh)."""
+    for name in names:
+        before = set(sys.modules)
+        try:
+            __import__(name)
+        except _BaseException:
+            pass
+        added = [m for m in sys.modules if m not in before]
+        if any(_denied(m) for m in added):
+            for m in added:
+                del sys.modules[m]
+
+
+def _become_candidate(frame, devnull, setrlimit):
+    """In the forked child: a fresh session in its own directory with the
+    candidate's limits, then the same code path as a fresh interpreter."""
+    global _t_start
+    _t_start = _mono()
+    fields = _fields_of(frame)
+    posix.setsid()
+    posix.dup2(devnull, 0)
+    posix.close(devnull)
+    posix.close(4)
+    _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+    directory = fields[1]
+    posix.chdir(directory)
+    for key in (b"HOME", b"TMPDIR"):
+        posix.environ[key] = directory.encode()
+        posix.putenv(key, directory.encode())
+    for line in fields[0].split("\n"):
+        if line:
+            resource, soft, hard = (_int(x) for x in line.split())
+            setrlimit(resource, (soft, hard))
+    _prepare(fields[2:])
+    _main()
+
+
+def _serve():
+    global _child, _deny
+    import _signal as signal_module
+    import resource
+
+    globals()["_signal"] = signal_module
+    lines = _Lines()
+    init = _fields_of(lines.take(_int(lines.line())))
+    # Layout: sys.path (one a line), denylist (one a line), flags, modules to preload.
+    sys.path[:] = [p for p in init[0].split("\n") if p]
+    _deny = _deny_list(init[1], "guard" in init[2].split())
+    _preload([m for m in init[3].split("\n") if m])
+    _deny = ()
+    devnull = posix.open("/dev/null", posix.O_RDWR)
+    signal_module.signal(signal_module.SIGTERM, _on_host_death)
+    _report("ready")
+    while True:
+        command = lines.line()
+        if command == "reap":
+            if _child:
+                _waitpid(_child, 0)
+                _child = 0
+            continue
+        frame = lines.take(_int(command.split()[1]))
+        if _child:
+            _waitpid(_child, 0)
+            _child = 0
+        _flush()
+        pid = _fork()
+        if pid == 0:
+            try:
+                _become_candidate(frame, devnull, resource.setrlimit)
+            except _BaseException as exc:
+                message = "execscope fork server: cannot start the candidate: " + _describe(exc)
+                try:
+                    _write(2, (message + "\n").encode())
+                except _BaseException:
+                    pass
+            _exit(70)
+        _child = pid
+        _report("pid " + _str(pid))
+        while True:
+            try:
+                info = _waitid(posix.P_PID, pid, posix.WEXITED | posix.WNOWAIT)
+                break
+            except InterruptedError:
+                pass
+        if info.si_code == posix.CLD_EXITED:
+            _report("exit " + _str(info.si_status))
+        else:
+            _report("signal " + _str(info.si_status))
+
+
+if sys.argv[1:] == ["serve"]:
+    _serve()
+else:
+    _prepare(_fields_of(sys.stdin.buffer.read()))
+    _main()

@@ -10,7 +10,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::plan::Plan;
-use crate::sandbox::{self, CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
+use crate::sandbox::{
+    self, CancelToken, CandidateResult, Interpreter, Limits, Runner, SandboxError,
+};
 use crate::store::Store;
 
 /// Settings of one run.
@@ -18,10 +20,14 @@ use crate::store::Store;
 pub struct RunSettings {
     /// Limits for every candidate.
     pub limits: Limits,
-    /// Candidates running at full priority at once. A candidate still running
-    /// after a second is lowered in priority and gives its place to the next one
-    /// (at most four times as many candidates run in all).
+    /// Candidates started at once. A candidate still running after 250 ms gives
+    /// its place to the next one, and after a second it is lowered in priority
+    /// (at most eight times as many candidates run in all).
     pub workers: usize,
+    /// Fast start: each worker keeps one warm interpreter that forks a fresh
+    /// child per candidate (same limits, group, denylist and envelope).
+    #[serde(default)]
+    pub fast_start: bool,
 }
 
 impl Default for RunSettings {
@@ -29,6 +35,7 @@ impl Default for RunSettings {
         RunSettings {
             limits: Limits::default(),
             workers: default_workers(),
+            fast_start: false,
         }
     }
 }
@@ -139,11 +146,10 @@ impl Permits {
 
 /// Extra threads per worker, for candidates that were demoted (long runners,
 /// usually about to time out) and no longer hold a worker's place.
-const THREADS_PER_WORKER: usize = 4;
+const THREADS_PER_WORKER: usize = 8;
 
 struct Shared {
     plan: Arc<Plan>,
-    python: Interpreter,
     settings: RunSettings,
     events: flume::Sender<EngineEvent>,
     waker: Waker,
@@ -152,6 +158,7 @@ struct Shared {
     done: AtomicUsize,
     live: AtomicUsize,
     permits: Permits,
+    runner: Runner,
     started: Instant,
 }
 
@@ -198,6 +205,7 @@ impl Shared {
     }
 
     fn work_loop(&self, total: usize) {
+        let runner = &self.runner;
         loop {
             if !self.permits.acquire(&self.cancel) {
                 break;
@@ -222,9 +230,7 @@ impl Shared {
                 .map_or(0, |t| t.assertions.len());
             let outcome = match &job.program {
                 Err(why) => Ok(CandidateResult::not_run(why, total_assertions)),
-                Ok(program) => sandbox::run_candidate_yielding(
-                    &self.python,
-                    &self.settings.limits,
+                Ok(program) => runner.run(
                     self.timeout_for(job.task),
                     program,
                     Some(&self.cancel),
@@ -263,9 +269,10 @@ pub fn start(
     let cancel = Arc::new(CancelToken::new()?);
     let workers = settings.workers.max(1);
     let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));
+    let runner = Runner::new(&python, &settings.limits, settings.fast_start);
     let shared = Arc::new(Shared {
         plan,
-        python,
+        runner,
         settings,
         events,
         waker,

@@ -107,6 +107,11 @@ pub struct RunArgs {
     /// with an explanation where the kernel does not allow it.
     #[arg(long)]
     pub no_network: bool,
+    /// Fast start: each worker keeps one warm interpreter (harness and common
+    /// modules loaded) that forks a fresh child per candidate, with the same
+    /// limits, process group, denylist and result channel (Linux).
+    #[arg(long)]
+    pub fast_start: bool,
     /// Write the run file (JSON) here.
     #[arg(long, value_name = "RUN.json")]
     pub json: Option<PathBuf>,

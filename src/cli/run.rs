@@ -66,15 +66,21 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         workers: args
             .workers
             .map_or_else(engine::default_workers, usize::from),
+        fast_start: args.fast_start,
     };
     eprintln!(
-        "execscope: {} candidate(s) from {} task(s) ({}), python {} at {}, {} worker(s)",
+        "execscope: {} candidate(s) from {} task(s) ({}), python {} at {}, {} worker(s){}",
         plan.jobs.len(),
         plan.tasks.len(),
         tasks.format.label(),
         python.version,
         python.executable.display(),
-        settings.workers
+        settings.workers,
+        if settings.fast_start {
+            ", fast start"
+        } else {
+            ""
+        }
     );
     if !tasks.skipped.is_empty() {
         eprintln!(

@@ -75,6 +75,10 @@ impl App {
                     .on_disabled_hover_text(net.err().unwrap_or_default());
             });
             ui.end_row();
+            ui.label("Start-up");
+            ui.checkbox(&mut s.fast_start, "Fast start")
+                .on_hover_text("Each worker keeps one warm interpreter (harness and common modules loaded) and forks a fresh child per candidate: same limits, process group, denylist and result channel, several times faster. Off: a fresh interpreter per candidate.");
+            ui.end_row();
             ui.label("Denylist");
             ui.add(egui::TextEdit::multiline(&mut s.denylist).desired_rows(4).desired_width(220.0))
                 .on_hover_text("Modules candidates may not import (one per line; each includes its submodules). os.system is always refused while the list is not empty.");

@@ -41,6 +41,8 @@ pub struct Settings {
     pub process_guard: bool,
     /// Run candidates without network (a fresh network namespace).
     pub no_network: bool,
+    /// Fast start: a warm interpreter per worker forks each candidate.
+    pub fast_start: bool,
 }
 
 impl Default for Settings {
@@ -57,6 +59,7 @@ impl Default for Settings {
             cpu_backstop: true,
             process_guard: true,
             no_network: false,
+            fast_start: false,
         }
     }
 }
@@ -85,6 +88,7 @@ impl Settings {
                 no_network: self.no_network,
             },
             workers: self.workers.clamp(1, 512),
+            fast_start: self.fast_start,
         }
     }
 }

@@ -70,6 +70,9 @@ pub struct SettingsRecord {
     /// No-network mode.
     #[serde(default)]
     pub no_network: bool,
+    /// Fast-start mode (a warm interpreter per worker forks each candidate).
+    #[serde(default)]
+    pub fast_start: bool,
 }
 
 /// The interpreter as saved.
@@ -220,6 +223,7 @@ impl RunFile {
                 cpu_backstop: ctx.settings.limits.cpu_backstop,
                 process_guard: ctx.settings.limits.process_guard,
                 no_network: ctx.settings.limits.no_network,
+                fast_start: ctx.settings.fast_start,
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),

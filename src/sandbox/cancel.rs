@@ -15,7 +15,7 @@ pub struct CancelToken {
 impl CancelToken {
     /// A new, not yet cancelled token.
     pub fn new() -> std::io::Result<Self> {
-        let (read, write) = super::process::pipe_cloexec()?;
+        let (read, write) = super::supervise::pipe_cloexec()?;
         Ok(CancelToken {
             flag: AtomicBool::new(false),
             read,

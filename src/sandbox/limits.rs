@@ -12,20 +12,27 @@ use super::Limits;
 
 /// The descriptor the harness writes its envelope to.
 pub(super) const ENVELOPE_FD: RawFd = 3;
+/// The descriptor a fork server reports on (`pid N`, `exit N`, `signal N`).
+pub(super) const CONTROL_FD: RawFd = 4;
+
+/// One resource limit: resource, soft, hard.
+pub(super) type Rlimit = (RlimitResource, libc::rlim_t, libc::rlim_t);
 
 /// Everything the forked child needs, computed in the parent.
 #[derive(Debug, Clone)]
 pub(super) struct ChildSetup {
-    envelope_w: RawFd,
+    /// Descriptors to place: (ours, the number the child sees).
+    fds: Vec<(RawFd, RawFd)>,
     host: libc::pid_t,
-    rlimits: Vec<(RlimitResource, libc::rlim_t, libc::rlim_t)>,
+    death_signal: libc::c_int,
+    rlimits: Vec<Rlimit>,
     network: Option<NetNs>,
 }
 
 #[cfg(target_os = "linux")]
-type RlimitResource = libc::__rlimit_resource_t;
+pub(super) type RlimitResource = libc::__rlimit_resource_t;
 #[cfg(not(target_os = "linux"))]
-type RlimitResource = libc::c_int;
+pub(super) type RlimitResource = libc::c_int;
 
 /// What it takes to enter a fresh network namespace.
 #[derive(Debug, Clone)]
@@ -34,37 +41,58 @@ struct NetNs {
     user: Option<(Vec<u8>, Vec<u8>)>,
 }
 
+/// The resource limits of one candidate under `limits` with `timeout`.
+pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
+    let mut rlimits = Vec::new();
+    if let Some(bytes) = limits.memory_bytes {
+        rlimits.push((
+            libc::RLIMIT_AS,
+            bytes as libc::rlim_t,
+            bytes as libc::rlim_t,
+        ));
+    }
+    if let Some(bytes) = limits.file_size_bytes {
+        rlimits.push((
+            libc::RLIMIT_FSIZE,
+            bytes as libc::rlim_t,
+            bytes as libc::rlim_t,
+        ));
+    }
+    if let Some(n) = limits.open_files {
+        rlimits.push((libc::RLIMIT_NOFILE, n as libc::rlim_t, n as libc::rlim_t));
+    }
+    if limits.cpu_backstop {
+        let soft = timeout.as_secs() as libc::rlim_t + 2;
+        rlimits.push((libc::RLIMIT_CPU, soft, soft + 1));
+        rlimits.push((libc::RLIMIT_CORE, 0, 0));
+    }
+    rlimits
+}
+
 impl ChildSetup {
-    /// Prepares the child's setup for `limits` and `timeout`.
-    pub(super) fn new(limits: &Limits, timeout: Duration, envelope_w: RawFd) -> ChildSetup {
-        let mut rlimits = Vec::new();
-        if let Some(bytes) = limits.memory_bytes {
-            rlimits.push((
-                libc::RLIMIT_AS,
-                bytes as libc::rlim_t,
-                bytes as libc::rlim_t,
-            ));
-        }
-        if let Some(bytes) = limits.file_size_bytes {
-            rlimits.push((
-                libc::RLIMIT_FSIZE,
-                bytes as libc::rlim_t,
-                bytes as libc::rlim_t,
-            ));
-        }
-        if let Some(n) = limits.open_files {
-            rlimits.push((libc::RLIMIT_NOFILE, n as libc::rlim_t, n as libc::rlim_t));
-        }
-        if limits.cpu_backstop {
-            let soft = timeout.as_secs() as libc::rlim_t + 2;
-            rlimits.push((libc::RLIMIT_CPU, soft, soft + 1));
-            rlimits.push((libc::RLIMIT_CORE, 0, 0));
-        }
+    /// The setup of a candidate started fresh: its limits, the envelope pipe
+    /// on descriptor 3, killed with the host.
+    pub(super) fn candidate(limits: &Limits, timeout: Duration, envelope_w: RawFd) -> ChildSetup {
         ChildSetup {
-            envelope_w,
+            fds: vec![(envelope_w, ENVELOPE_FD)],
             // SAFETY: getpid has no preconditions.
             host: unsafe { libc::getpid() },
-            rlimits,
+            death_signal: libc::SIGKILL,
+            rlimits: rlimits(limits, timeout),
+            network: limits.no_network.then(netns),
+        }
+    }
+
+    /// The setup of a fork server: the envelope pipe on 3 and its status
+    /// channel on 4, no limits of its own (each child it forks sets them), and
+    /// SIGTERM when the host dies, which it answers by killing its child.
+    pub(super) fn server(limits: &Limits, envelope_w: RawFd, control_w: RawFd) -> ChildSetup {
+        ChildSetup {
+            fds: vec![(envelope_w, ENVELOPE_FD), (control_w, CONTROL_FD)],
+            // SAFETY: getpid has no preconditions.
+            host: unsafe { libc::getpid() },
+            death_signal: libc::SIGTERM,
+            rlimits: Vec::new(),
             network: limits.no_network.then(netns),
         }
     }
@@ -79,15 +107,35 @@ impl ChildSetup {
             // If the host dies (even by SIGKILL), the candidate dies with it.
             #[cfg(target_os = "linux")]
             {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                libc::prctl(libc::PR_SET_PDEATHSIG, self.death_signal, 0, 0, 0);
                 if libc::getppid() != self.host {
                     libc::_exit(1);
                 }
             }
-            if self.envelope_w == ENVELOPE_FD {
-                libc::fcntl(ENVELOPE_FD, libc::F_SETFD, 0);
-            } else if libc::dup2(self.envelope_w, ENVELOPE_FD) == -1 {
-                return Err(io::Error::last_os_error());
+            // Copied high first, so that placing one cannot overwrite another.
+            let mut high = [0 as RawFd; 4];
+            for (i, &(ours, _)) in self.fds.iter().enumerate().take(high.len()) {
+                high[i] = libc::fcntl(ours, libc::F_DUPFD_CLOEXEC, 64);
+                if high[i] == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            for (i, &(_, theirs)) in self.fds.iter().enumerate().take(high.len()) {
+                // dup2 clears close-on-exec on the new descriptor.
+                if libc::dup2(high[i], theirs) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            // Nothing else the host inherited reaches the candidate.
+            #[cfg(target_os = "linux")]
+            {
+                let first = self.fds.iter().map(|&(_, fd)| fd).max().unwrap_or(2) + 1;
+                libc::syscall(
+                    libc::SYS_close_range,
+                    first as libc::c_uint,
+                    libc::c_uint::MAX,
+                    0,
+                );
             }
             if let Some(net) = &self.network {
                 enter_netns(net)?;

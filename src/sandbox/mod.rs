@@ -4,15 +4,18 @@
 //! does ends in one of the five [`Outcome`]s; the host never panics or hangs.
 
 mod cancel;
+mod forkserver;
 mod interpreter;
 mod limits;
 mod payload;
 mod process;
 mod reaper;
+mod supervise;
 
 use std::time::Duration;
 
 pub use cancel::CancelToken;
+pub use forkserver::{ForkServer, PRELOADED_MODULES, Runner};
 pub use interpreter::Interpreter;
 pub use limits::network_isolation;
 pub use process::{run_candidate, run_candidate_yielding};

@@ -92,7 +92,7 @@ pub(super) fn token() -> String {
     if getrandom::fill(&mut bytes).is_err() {
         // Fall back to time and address entropy; still unknown to the candidate.
         let t =
-            super::process::monotonic_ns() as u128 ^ (&bytes as *const _ as usize as u128) << 64;
+            super::supervise::monotonic_ns() as u128 ^ (&bytes as *const _ as usize as u128) << 64;
         bytes = t.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()

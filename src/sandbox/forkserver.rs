@@ -1,0 +1,356 @@
+//! The fast-start mode: one warm interpreter per worker that has loaded the
+//! harness (and a few common modules) once and forks a fresh child per
+//! candidate. The child gets what a fresh interpreter gets: its own session and
+//! process group, its own temporary directory, the same resource limits,
+//! denylist, guard and envelope, and the same harness code path. The host
+//! supervises it with the same poll loop, and the server reaps a child only when
+//! the host says so, so killing the child's group never races a reused pid.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::limits::{self, ChildSetup};
+use super::process::{self, PYTHON_FLAGS, Times};
+use super::supervise::{self, Exit, Input, Pipes, Watch, monotonic_ns, pipe_cloexec};
+use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, SandboxError};
+use super::{payload, reaper};
+use crate::plan::Program;
+
+/// Modules a fork server imports once, so its children do not pay for them:
+/// what HumanEval and MBPP programs import most. One that would load a denied
+/// module is left out, so such an import fails as it would in a fresh interpreter.
+pub const PRELOADED_MODULES: [&str; 11] = [
+    "typing",
+    "collections",
+    "re",
+    "math",
+    "itertools",
+    "functools",
+    "heapq",
+    "bisect",
+    "string",
+    "operator",
+    "copy",
+];
+
+/// How long a fork server may take to load before it is given up on.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One warm interpreter that forks a child per candidate.
+pub struct ForkServer {
+    child: Child,
+    pid: libc::pid_t,
+    commands: OwnedFd,
+    control: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    envelope: OwnedFd,
+    _home: tempfile::TempDir,
+}
+
+/// `<length>\n<bytes>` for each field.
+fn fields(parts: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for s in parts {
+        out.extend_from_slice(s.len().to_string().as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(s.as_bytes());
+    }
+    out
+}
+
+fn unusable(python: &Interpreter, reason: String) -> SandboxError {
+    SandboxError::InterpreterUnusable {
+        command: python.executable.display().to_string(),
+        reason,
+    }
+}
+
+impl ForkServer {
+    /// Starts a server for candidates run under `limits` and waits until it
+    /// has loaded.
+    pub fn start(python: &Interpreter, limits: &Limits) -> Result<ForkServer, SandboxError> {
+        if !cfg!(target_os = "linux") {
+            return Err(unusable(
+                python,
+                "the fast-start mode needs Linux (waitid without reaping)".into(),
+            ));
+        }
+        let home = tempfile::Builder::new()
+            .prefix("execscope-server-")
+            .tempdir()?;
+        let (envelope_r, envelope_w) = pipe_cloexec()?;
+        let (control_r, control_w) = pipe_cloexec()?;
+        let setup = ChildSetup::server(limits, envelope_w.as_raw_fd(), control_w.as_raw_fd());
+        let mut cmd = Command::new(&python.executable);
+        cmd.args(PYTHON_FLAGS).args(["-c", HARNESS, "serve"]);
+        process::clean_env(&mut cmd, home.path());
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        // SAFETY: `ChildSetup::apply` only makes async-signal-safe calls.
+        unsafe {
+            cmd.pre_exec(move || setup.apply());
+        }
+        let mut child = reaper::spawn_registered(|| cmd.spawn(), |c: &Child| c.id() as i32)
+            .map_err(|e| {
+                SandboxError::Spawn(io::Error::new(
+                    e.kind(),
+                    format!("{}: {e}", python.executable.display()),
+                ))
+            })?;
+        drop((envelope_w, control_w));
+        let pid = child.id() as libc::pid_t;
+        supervise::set_nonblocking(control_r.as_raw_fd());
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+            supervise::kill_group(pid);
+            let _ = child.wait();
+            reaper::finished(pid);
+            return Err(SandboxError::Spawn(io::Error::other(
+                "no pipes to the server",
+            )));
+        };
+        let server = ForkServer {
+            child,
+            pid,
+            commands: OwnedFd::from(stdin),
+            control: control_r,
+            stdout: OwnedFd::from(stdout),
+            stderr: OwnedFd::from(stderr),
+            envelope: envelope_r,
+            _home: home,
+        };
+        let flags = if limits.process_guard { "guard" } else { "" };
+        let init = fields(&[
+            &python.sys_path.join("\n"),
+            &limits.denylist.join("\n"),
+            flags,
+            &PRELOADED_MODULES.join("\n"),
+        ]);
+        let mut hello = format!("{}\n", init.len()).into_bytes();
+        hello.extend_from_slice(&init);
+        server
+            .send(&hello)
+            .map_err(|e| unusable(python, format!("the fast-start server did not start: {e}")))?;
+        server.await_ready().map_err(|why| {
+            let mut err = supervise::Stream {
+                open: true,
+                total: 0,
+                excerpt: Vec::new(),
+            };
+            let mut buf = [0u8; 4096];
+            err.pump(server.stderr.as_raw_fd(), 4096, &mut buf);
+            let stderr = String::from_utf8_lossy(&err.excerpt).trim().to_owned();
+            unusable(
+                python,
+                format!("the fast-start server did not start ({why}): {stderr}"),
+            )
+        })?;
+        Ok(server)
+    }
+
+    /// Writes all of `data` to the server's command channel.
+    fn send(&self, mut data: &[u8]) -> io::Result<()> {
+        let fd = self.commands.as_raw_fd();
+        // SAFETY: fcntl on a descriptor we own: blocking writes for commands.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
+        }
+        while !data.is_empty() {
+            match supervise::write_fd(fd, data) {
+                Ok(n) => data = &data[n..],
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits for the server's `ready` line.
+    fn await_ready(&self) -> Result<(), String> {
+        let fd: RawFd = self.control.as_raw_fd();
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut got = Vec::new();
+        let mut buf = [0u8; 256];
+        while !got.ends_with(b"\n") {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err("it took too long to load".into());
+            }
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let rc = unsafe { libc::poll(&mut pfd, 1, left.as_millis() as libc::c_int) };
+            if rc <= 0 {
+                continue;
+            }
+            match supervise::read_fd(fd, &mut buf) {
+                Ok(0) => return Err("it exited".into()),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e)
+                    if e.kind() == io::ErrorKind::Interrupted
+                        || e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        if got == b"ready\n" {
+            Ok(())
+        } else {
+            Err(format!("it said {:?}", String::from_utf8_lossy(&got)))
+        }
+    }
+
+    /// Runs one candidate in a fresh child of the server. The flag is false
+    /// when the server can no longer be used (it died, or was killed because it
+    /// did not fork in time) and must be replaced.
+    pub fn run(
+        &mut self,
+        python: &Interpreter,
+        limits: &Limits,
+        timeout: Duration,
+        program: &Program,
+        cancel: Option<&CancelToken>,
+        on_demote: &dyn Fn(),
+    ) -> Result<(CandidateResult, bool), SandboxError> {
+        if let Some(early) = process::before_running(program, cancel)? {
+            return Ok((early, true));
+        }
+        // Whatever processes of the last candidate wrote after it was read.
+        for fd in [&self.stdout, &self.stderr, &self.envelope] {
+            supervise::discard(fd.as_raw_fd());
+        }
+        let token = payload::token();
+        let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
+        let rlimits: String = limits::rlimits(limits, timeout)
+            .iter()
+            .map(|(r, soft, hard)| format!("{r} {soft} {hard}\n"))
+            .collect();
+        let dir_text = dir.path().to_string_lossy().into_owned();
+        let mut frame = fields(&[&rlimits, &dir_text]);
+        frame.extend_from_slice(&payload::encode(&token, program, limits, python));
+        let mut command = format!("run {}\n", frame.len()).into_bytes();
+        command.extend_from_slice(&frame);
+
+        let t_begin = monotonic_ns();
+        let started = Instant::now();
+        let exit = Exit::Server {
+            control: self.control.as_raw_fd(),
+            server: self.pid,
+        };
+        let pipes = Pipes {
+            stdout: self.stdout.as_raw_fd(),
+            stderr: self.stderr.as_raw_fd(),
+            envelope: self.envelope.as_raw_fd(),
+        };
+        let watch = Watch {
+            cap: limits.output_cap,
+            started,
+            timeout,
+            cancel,
+            on_demote,
+        };
+        let input = Some(Input::Borrowed(self.commands.as_raw_fd()));
+        let observed = supervise::supervise(&exit, input, &command, &pipes, &watch);
+        let t_reaped = monotonic_ns();
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let mut usable = false;
+        if let Ok(obs) = &observed {
+            usable = !obs.server_lost && obs.status.is_some();
+            if let Some(pid) = obs.pgid {
+                usable = usable && self.send(b"reap\n").is_ok();
+                reaper::finished(pid);
+            }
+        }
+        reaper::remove_dir(dir);
+        let observed = observed.map_err(process::stop_error)?;
+        let times = Times {
+            begin: t_begin,
+            spawned: observed.forked_ns.unwrap_or(t_reaped),
+            reaped: t_reaped,
+            duration_ms,
+        };
+        let result = process::interpret(&observed, &token, program, limits, timeout, &times);
+        Ok((result, usable))
+    }
+}
+
+impl Drop for ForkServer {
+    fn drop(&mut self) {
+        supervise::kill_group(self.pid);
+        let _ = self.child.wait();
+        reaper::finished(self.pid);
+    }
+}
+
+/// Runs candidates, each in a fresh interpreter or (fast start) in a fresh
+/// child of a warm one. Warm servers are kept in a pool shared by every thread
+/// using the runner: one is started when none is idle, and one that died is
+/// replaced, so there are as many as candidates ever ran at once.
+pub struct Runner {
+    python: Interpreter,
+    limits: Limits,
+    fast_start: bool,
+    idle: Mutex<Vec<ForkServer>>,
+}
+
+impl Runner {
+    /// A runner for candidates under `limits`.
+    pub fn new(python: &Interpreter, limits: &Limits, fast_start: bool) -> Runner {
+        Runner {
+            python: python.clone(),
+            limits: limits.clone(),
+            fast_start,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs one candidate; see [`run_candidate`](super::run_candidate) and
+    /// [`run_candidate_yielding`](super::run_candidate_yielding).
+    pub fn run(
+        &self,
+        timeout: Duration,
+        program: &Program,
+        cancel: Option<&CancelToken>,
+        on_demote: &dyn Fn(),
+    ) -> Result<CandidateResult, SandboxError> {
+        if !self.fast_start {
+            return process::run_candidate_yielding(
+                &self.python,
+                &self.limits,
+                timeout,
+                program,
+                cancel,
+                on_demote,
+            );
+        }
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut server = match idle {
+            Some(server) => server,
+            None => ForkServer::start(&self.python, &self.limits)?,
+        };
+        let (result, usable) = server.run(
+            &self.python,
+            &self.limits,
+            timeout,
+            program,
+            cancel,
+            on_demote,
+        )?;
+        if usable {
+            self.idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(server);
+        }
+        Ok(result)
+    }
+}
