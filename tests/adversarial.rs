@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use execscope::sandbox::{Limits, Outcome};
 
 use crate::containment::unguarded;
-use crate::util::{is_running, run, run_with};
+use crate::util::{MODES, is_running, program, run, run_mode, run_with};
 
 fn pids(stdout: &str) -> Vec<i32> {
     stdout
@@ -35,11 +35,14 @@ fn a_fork_bomb_is_refused_by_the_guard() {
 fn a_bounded_fork_bomb_without_the_guard_leaves_nothing_behind() {
     // 2^5 = 32 processes, each printing its pid and sleeping.
     let code = "import os, sys, time\nfor _ in range(5):\n    os.fork()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n";
-    let r = run_with(code, &["True"], &unguarded(), Duration::from_millis(1500));
-    assert_eq!(r.outcome, Outcome::Timeout);
-    let pids = pids(&r.stdout);
-    assert_eq!(pids.len(), 32, "{}", r.stdout);
-    assert_all_gone(&pids);
+    for fast in MODES {
+        let p = program(code, &["True"]);
+        let r = run_mode(fast, &p, &unguarded(), Duration::from_millis(1500));
+        assert_eq!(r.outcome, Outcome::Timeout);
+        let pids = pids(&r.stdout);
+        assert_eq!(pids.len(), 32, "fast start {fast}: {}", r.stdout);
+        assert_all_gone(&pids);
+    }
 }
 
 #[test]
@@ -58,15 +61,22 @@ if os.fork() == 0:
 os.close(w)
 print(os.read(r, 64).decode(), flush=True)
 ";
-    let start = Instant::now();
-    let r = run_with(code, &["True"], &unguarded(), Duration::from_secs(3));
-    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
-    assert_all_gone(&pids(&r.stdout));
+    for fast in MODES {
+        let start = Instant::now();
+        let r = run_mode(
+            fast,
+            &program(code, &["True"]),
+            &unguarded(),
+            Duration::from_secs(3),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "fast start {fast}: {:?}",
+            start.elapsed()
+        );
+        assert_all_gone(&pids(&r.stdout));
+    }
 }
 
 #[test]
@@ -74,9 +84,16 @@ fn a_setsid_escape_is_refused_by_the_guard_and_contained_without_it() {
     let r = run("import os\nos.setsid()\n", &["True"]);
     assert!(r.detail.contains("denied: os.setsid"), "{}", r.detail);
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    os.setsid()\n    time.sleep(60)\nprint(pid, flush=True)\n";
-    let r = run_with(code, &["True"], &unguarded(), Duration::from_secs(3));
-    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
-    assert_all_gone(&pids(&r.stdout));
+    for fast in MODES {
+        let r = run_mode(
+            fast,
+            &program(code, &["True"]),
+            &unguarded(),
+            Duration::from_secs(3),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert_all_gone(&pids(&r.stdout));
+    }
 }
 
 #[test]
@@ -212,17 +229,24 @@ fn deep_recursion_ends_as_an_error() {
     // Past the default limit: whatever gives first (the recursion limit, memory,
     // the C stack or the clock), the host only sees an outcome.
     let code = "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nf(0)\n";
-    let start = Instant::now();
-    let r = run_with(code, &["True"], &Limits::default(), Duration::from_secs(5));
-    assert!(
-        matches!(r.outcome, Outcome::Error | Outcome::Timeout),
-        "{r:?}"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(7),
-        "{:?}",
-        start.elapsed()
-    );
+    for fast in MODES {
+        let start = Instant::now();
+        let r = run_mode(
+            fast,
+            &program(code, &["True"]),
+            &Limits::default(),
+            Duration::from_secs(5),
+        );
+        assert!(
+            matches!(r.outcome, Outcome::Error | Outcome::Timeout),
+            "{r:?}"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(7),
+            "fast start {fast}: {:?}",
+            start.elapsed()
+        );
+    }
 }
 
 #[test]

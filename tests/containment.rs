@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use execscope::sandbox::{Limits, Outcome};
 
-use crate::util::{is_running, run, run_with};
+use crate::util::{MODES, is_running, program, run, run_mode, run_with};
 
 #[test]
 fn a_candidate_that_ignores_sigterm_still_times_out() {
@@ -151,31 +151,45 @@ pub fn unguarded() -> Limits {
 #[test]
 fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid, flush=True)\n";
-    let start = Instant::now();
-    let r = run_with(code, &["True"], &unguarded(), Duration::from_secs(3));
-    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
-    assert!(
-        start.elapsed() < Duration::from_secs(2),
-        "the child's open pipes must not stall the host: {:?}",
-        start.elapsed()
-    );
-    let pid: i32 = r
-        .stdout
-        .trim()
-        .parse()
-        .expect("the candidate printed its child's pid");
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!is_running(pid), "child {pid} survived");
+    for fast in MODES {
+        let start = Instant::now();
+        let r = run_mode(
+            fast,
+            &program(code, &["True"]),
+            &unguarded(),
+            Duration::from_secs(3),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "the child's open pipes must not stall the host (fast start {fast}): {:?}",
+            start.elapsed()
+        );
+        let pid: i32 = r
+            .stdout
+            .trim()
+            .parse()
+            .expect("the candidate printed its child's pid");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!is_running(pid), "child {pid} survived (fast start {fast})");
+    }
 }
 
 #[test]
 fn a_child_forked_by_a_timed_out_candidate_is_killed_too() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\nprint(pid, flush=True)\nwhile True:\n    pass\n";
-    let r = run_with(code, &["True"], &unguarded(), Duration::from_millis(600));
-    assert_eq!(r.outcome, Outcome::Timeout);
-    let pid: i32 = r.stdout.trim().parse().expect("pid");
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!is_running(pid), "child {pid} survived");
+    for fast in MODES {
+        let r = run_mode(
+            fast,
+            &program(code, &["True"]),
+            &unguarded(),
+            Duration::from_millis(600),
+        );
+        assert_eq!(r.outcome, Outcome::Timeout);
+        let pid: i32 = r.stdout.trim().parse().expect("pid");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!is_running(pid), "child {pid} survived (fast start {fast})");
+    }
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //!   exits, forked children.
 //! - `readers`: the lesson-70 validator, HumanEval/MBPP/generation readers, bad files.
 //! - `engine`: worker-count independence, cancellation, events.
+//! - `faststart`: fast start against fresh interpreters, server death, host death.
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -27,6 +28,7 @@ mod cli;
 mod containment;
 mod denylist;
 mod engine;
+mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
 mod outcomes;

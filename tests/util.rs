@@ -1,11 +1,12 @@
-//! Sandbox helpers for the main test binary: build a program, run a snippet,
-//! check whether a process is still running.
+//! Sandbox helpers for the main test binary: build a program, run a snippet in
+//! both start-up modes (fresh and fast start, which must agree), check whether a
+//! process is still running.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use execscope::plan::Program;
-use execscope::sandbox::{self, CandidateResult, Limits};
+use execscope::sandbox::{CandidateResult, Limits, Runner};
 
 pub use crate::common::{data_dir, python, tempdir};
 
@@ -18,30 +19,60 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
     }
 }
 
-/// Runs an assembled program with default limits and a 3 s timeout.
-pub fn run_program(program: &Program) -> CandidateResult {
-    sandbox::run_candidate(
-        python(),
-        &Limits::default(),
-        Duration::from_secs(3),
-        program,
-        None,
-    )
-    .expect("the sandbox itself should not fail")
+/// Both ways of starting a candidate: a fresh interpreter, and fast start.
+pub const MODES: [bool; 2] = [false, true];
+
+/// Runs an assembled program in one mode (`fast_start` or fresh).
+pub fn run_mode(
+    fast_start: bool,
+    program: &Program,
+    limits: &Limits,
+    timeout: Duration,
+) -> CandidateResult {
+    Runner::new(python(), limits, fast_start)
+        .run(timeout, program, None, &|| {})
+        .expect("the sandbox itself should not fail")
 }
 
-/// Runs `code` against `assertions` with default limits and `timeout`.
+/// Runs an assembled program in both modes, checks that they reach the same
+/// verdict, and returns the fresh interpreter's result.
+pub fn run_both(program: &Program, limits: &Limits, timeout: Duration) -> CandidateResult {
+    let fresh = run_mode(false, program, limits, timeout);
+    let fast = run_mode(true, program, limits, timeout);
+    let verdict = |r: &CandidateResult| {
+        (
+            r.outcome,
+            r.passed,
+            r.total,
+            r.per_assertion.clone(),
+            r.detail.clone(),
+        )
+    };
+    assert_eq!(
+        verdict(&fresh),
+        verdict(&fast),
+        "fresh and fast-start verdicts differ for {:?}\nfresh: {fresh:?}\nfast: {fast:?}",
+        program.code
+    );
+    fresh
+}
+
+/// Runs an assembled program with default limits and a 3 s timeout, in both modes.
+pub fn run_program(program: &Program) -> CandidateResult {
+    run_both(program, &Limits::default(), Duration::from_secs(3))
+}
+
+/// Runs `code` against `assertions` with `limits` and `timeout`, in both modes.
 pub fn run_with(
     code: &str,
     assertions: &[&str],
     limits: &Limits,
     timeout: Duration,
 ) -> CandidateResult {
-    sandbox::run_candidate(python(), limits, timeout, &program(code, assertions), None)
-        .expect("the sandbox itself should not fail")
+    run_both(&program(code, assertions), limits, timeout)
 }
 
-/// Runs `code` against `assertions` with default limits and a 3 s timeout.
+/// Runs `code` against `assertions` with default limits and a 3 s timeout, in both modes.
 pub fn run(code: &str, assertions: &[&str]) -> CandidateResult {
     run_with(code, assertions, &Limits::default(), Duration::from_secs(3))
 }

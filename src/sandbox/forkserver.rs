@@ -291,6 +291,38 @@ impl Drop for ForkServer {
     }
 }
 
+/// Starts fork servers on one thread that lives as long as the [`Runner`]: a
+/// server's parent-death signal fires when the *thread* that started it ends,
+/// and pooled servers outlive the worker threads that use them.
+struct Spawner {
+    requests: flume::Sender<flume::Sender<Result<ForkServer, SandboxError>>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Spawner {
+    fn new(python: &Interpreter, limits: &Limits) -> io::Result<Spawner> {
+        let (requests, incoming) =
+            flume::unbounded::<flume::Sender<Result<ForkServer, SandboxError>>>();
+        let (python, limits) = (python.clone(), limits.clone());
+        let thread = std::thread::Builder::new()
+            .name("execscope-servers".into())
+            .spawn(move || {
+                for reply in incoming.iter() {
+                    // A worker that stopped waiting drops its server here.
+                    let _ = reply.send(ForkServer::start(&python, &limits));
+                }
+            })?;
+        Ok(Spawner { requests, thread })
+    }
+
+    fn start(&self) -> Result<ForkServer, SandboxError> {
+        let (reply, answer) = flume::bounded(1);
+        let gone = || SandboxError::Spawn(io::Error::other("the server-starting thread ended"));
+        self.requests.send(reply).map_err(|_| gone())?;
+        answer.recv().map_err(|_| gone())?
+    }
+}
+
 /// Runs candidates, each in a fresh interpreter or (fast start) in a fresh
 /// child of a warm one. Warm servers are kept in a pool shared by every thread
 /// using the runner: one is started when none is idle, and one that died is
@@ -300,6 +332,7 @@ pub struct Runner {
     limits: Limits,
     fast_start: bool,
     idle: Mutex<Vec<ForkServer>>,
+    spawner: Mutex<Option<Spawner>>,
 }
 
 impl Runner {
@@ -310,6 +343,18 @@ impl Runner {
             limits: limits.clone(),
             fast_start,
             idle: Mutex::new(Vec::new()),
+            spawner: Mutex::new(None),
+        }
+    }
+
+    fn new_server(&self) -> Result<ForkServer, SandboxError> {
+        let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
+        if spawner.is_none() {
+            *spawner = Some(Spawner::new(&self.python, &self.limits)?);
+        }
+        match spawner.as_ref() {
+            Some(s) => s.start(),
+            None => Err(SandboxError::Spawn(io::Error::other("no server thread"))),
         }
     }
 
@@ -335,7 +380,7 @@ impl Runner {
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut server = match idle {
             Some(server) => server,
-            None => ForkServer::start(&self.python, &self.limits)?,
+            None => self.new_server()?,
         };
         let (result, usable) = server.run(
             &self.python,
@@ -352,5 +397,24 @@ impl Runner {
                 .push(server);
         }
         Ok(result)
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        // Servers first (each is killed and reaped), then the thread that started them.
+        self.idle
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        if let Some(spawner) = self
+            .spawner
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            drop(spawner.requests);
+            let _ = spawner.thread.join();
+        }
     }
 }
