@@ -373,6 +373,60 @@ def _preload(names):
                 del sys.modules[m]
 
 
+_WARM_UP = '''
+from typing import List, Optional, Tuple, Dict
+
+
+def f(numbers: List[int], k: Optional[int] = None) -> Tuple[int, Dict[str, float]]:
+    """Docstring."""
+    result = [x * 2 for x in numbers if x % 2 == 0]
+    table = {str(i): i / 2 for i in range(10)}
+    seen = set()
+    for i, n in enumerate(numbers):
+        if n in seen or (k is not None and n > k):
+            continue
+        elif n < 0:
+            break
+        else:
+            seen.add(n)
+    while len(result) > 3:
+        result.pop()
+    try:
+        value = max(result, key=lambda v: -v) if result else 0
+    except (ValueError, TypeError) as exc:
+        raise RuntimeError(f"bad {exc!r}: {len(numbers):>4}") from exc
+    finally:
+        pass
+    with open("x") as fh:
+        _ = fh.read()
+    return value, table
+
+
+class C(object):
+    def __init__(self, a, *args, **kwargs):
+        self.a = a
+
+    @property
+    def b(self):
+        return self.a ** 2 // 3 + abs(-1) and not None
+
+
+def check(candidate):
+    assert candidate([1, 2, 3]) == (4, {}), "message"
+    assert abs(candidate([]) - 1.0) < 1e-6
+'''
+
+
+def _warm_up_compiler():
+    """Compiles typical code once, so that each child does not pay the compiler's
+    first-use costs itself (about 2 ms a child otherwise). Nothing is run."""
+    try:
+        _compile(_WARM_UP, "<warm-up>", "exec")
+        _compile("f([1, 2, 3]) == [2, 4] and x != 'a'", "<warm-up>", "eval")
+    except _BaseException:
+        pass
+
+
 def _become_candidate(frame, devnull, setrlimit):
     """In the forked child: a fresh session in its own directory with the
     candidate's limits, then the same code path as a fresh interpreter."""
@@ -410,6 +464,7 @@ def _serve():
     _deny = _deny_list(init[1], "guard" in init[2].split())
     _preload([m for m in init[3].split("\n") if m])
     _deny = ()
+    _warm_up_compiler()
     devnull = posix.open("/dev/null", posix.O_RDWR)
     signal_module.signal(signal_module.SIGTERM, _on_host_death)
     _report("ready")
