@@ -86,8 +86,20 @@ def main():
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     p.add_argument("--timeout", type=float, default=3.0)
+    p.add_argument("--canonical", action="store_true",
+                   help="use HumanEval's canonical solutions as the samples (no timeouts)")
     p.add_argument("extra", nargs="*", help="extra execscope run flags (after --), e.g. --fast-start")
     a = p.parse_args()
+    if a.canonical:
+        import gzip
+        canonical = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+        with gzip.open(a.problems, "rt") as f:
+            for line in f:
+                task = json.loads(line)
+                canonical.write(json.dumps({"task_id": task["task_id"],
+                                            "completion": task["canonical_solution"]}) + "\n")
+        canonical.close()
+        a.samples = canonical.name
     n = sum(1 for _ in open(a.samples))
     print(f"{n} samples, {a.workers} workers, timeout {a.timeout} s, {a.rounds} alternating rounds")
     he_times, es_times, rss_all = [], [], []

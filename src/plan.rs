@@ -134,6 +134,43 @@ impl Plan {
             missing,
         }
     }
+
+    /// Keeps shard `index` of `count` (1-based): every `count`-th job starting
+    /// at job `index - 1`, so each shard gets a share of every slow task. The
+    /// same inputs always give the same slices, on any machine.
+    pub fn shard(mut self, shard: Shard) -> Plan {
+        let keep = shard.index - 1;
+        let mut j = 0;
+        self.jobs.retain(|_| {
+            let mine = j % shard.count == keep;
+            j += 1;
+            mine
+        });
+        self
+    }
+}
+
+/// One slice of a run split across machines: `index` of `count`, 1-based.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    /// Which slice, 1 to `count`.
+    pub index: usize,
+    /// How many slices in all.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `I/N` with 1 <= I <= N.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("{text:?} is not a shard: write I/N with 1 <= I <= N, like 2/4");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 /// Builds the program for one generation of `task`.

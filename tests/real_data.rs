@@ -23,7 +23,7 @@ use execscope::store::Store;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration) -> Store {
+fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration, fast_start: bool) -> Store {
     let tasks = spec::load_tasks(tasks).unwrap();
     assert!(tasks.errors.is_empty(), "{:?}", tasks.errors);
     let gens: GenerationSet = match gens {
@@ -38,43 +38,60 @@ fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration) -> Store {
             timeout,
             ..Limits::default()
         },
+        fast_start,
         ..RunSettings::default()
     };
     let done = engine::run_blocking(&plan, util::python(), &settings, |_, _| {}).unwrap();
     assert!(done.failure.is_none());
     eprintln!(
-        "{} candidates in {:.1} s ({:.0}/s)",
+        "{} candidates in {:.1} s ({:.0}/s){}",
         plan.jobs.len(),
         done.elapsed.as_secs_f64(),
-        plan.jobs.len() as f64 / done.elapsed.as_secs_f64()
+        plan.jobs.len() as f64 / done.elapsed.as_secs_f64(),
+        if fast_start { ", fast start" } else { "" }
     );
     done.store
 }
 
 #[test]
-fn humaneval_canonical_solutions_all_pass() {
+fn humaneval_canonical_solutions_all_pass_in_both_modes() {
     let Some(data) = util::data_dir() else { return };
     let _serial = SERIAL.lock();
-    let store = run(
-        &data.join("humaneval/HumanEval.jsonl.gz"),
-        None,
-        Duration::from_secs(3),
-    );
-    let s = store.summary(&[1]);
-    assert_eq!(s.candidates, 164);
-    assert_eq!(s.outcomes[&Outcome::Pass], 164, "{:?}", s.outcomes);
-    assert_eq!(s.pass_at_k[&1], 1.0);
+    for fast in [false, true] {
+        let store = run(
+            &data.join("humaneval/HumanEval.jsonl.gz"),
+            None,
+            Duration::from_secs(3),
+            fast,
+        );
+        let s = store.summary(&[1]);
+        assert_eq!(s.candidates, 164);
+        assert_eq!(s.outcomes[&Outcome::Pass], 164, "{:?}", s.outcomes);
+        assert_eq!(s.pass_at_k[&1], 1.0);
+    }
+}
+
+fn verdicts(store: &Store) -> Vec<(usize, usize, bool)> {
+    store
+        .candidates
+        .iter()
+        .map(|c| {
+            let pass = c
+                .result
+                .as_ref()
+                .is_some_and(|r| r.outcome == Outcome::Pass);
+            (c.task, c.sample, pass)
+        })
+        .collect()
 }
 
 #[test]
-fn rexgavsie_samples_match_the_official_pass_at_k() {
+fn rexgavsie_samples_match_the_official_pass_at_k_in_both_modes() {
     let Some(data) = util::data_dir() else { return };
     let _serial = SERIAL.lock();
-    let store = run(
-        &data.join("humaneval/HumanEval.jsonl.gz"),
-        Some(&data.join("generations/rexgavsie_gpt35instruct_n10/samples.jsonl")),
-        Duration::from_secs(3),
-    );
+    let tasks = data.join("humaneval/HumanEval.jsonl.gz");
+    let gens = data.join("generations/rexgavsie_gpt35instruct_n10/samples.jsonl");
+    let store = run(&tasks, Some(&gens), Duration::from_secs(3), false);
     let s = store.summary(&[1, 10]);
     assert_eq!(s.candidates, 1640);
     // The per-candidate CSV carries the same verdicts.
@@ -91,28 +108,44 @@ fn rexgavsie_samples_match_the_official_pass_at_k() {
     assert_eq!(s.outcomes[&Outcome::Pass], 1078, "{:?}", s.outcomes);
     assert_eq!(format!("{:.4}", s.pass_at_k[&1]), "0.6573");
     assert_eq!(format!("{:.4}", s.pass_at_k[&10]), "0.6646");
+    // Fast start: the same verdict for every one of the 1640 samples.
+    let fast = run(&tasks, Some(&gens), Duration::from_secs(3), true);
+    assert_eq!(verdicts(&fast), verdicts(&store));
+    let f = fast.summary(&[1, 10]);
+    assert_eq!(
+        (f.pass_at_k[&1], f.pass_at_k[&10]),
+        (s.pass_at_k[&1], s.pass_at_k[&10])
+    );
 }
 
 #[test]
-fn mbpp_reference_code_passes_every_task_with_a_10_s_timeout() {
+fn mbpp_reference_code_passes_every_task_with_a_10_s_timeout_in_both_modes() {
     let Some(data) = util::data_dir() else { return };
     let _serial = SERIAL.lock();
     let tasks = data.join("mbpp/mbpp.jsonl");
     assert_eq!(spec::load_tasks(&tasks).unwrap().format, TaskFormat::Mbpp);
-    let store = run(&tasks, None, Duration::from_secs(10));
-    let s = store.summary(&[1]);
-    assert_eq!(s.candidates, 974);
-    assert_eq!(s.outcomes[&Outcome::Pass], 974, "{:?}", s.outcomes);
+    for fast in [false, true] {
+        let store = run(&tasks, None, Duration::from_secs(10), fast);
+        let s = store.summary(&[1]);
+        assert_eq!(s.candidates, 974);
+        assert_eq!(
+            s.outcomes[&Outcome::Pass],
+            974,
+            "fast start {fast}: {:?}",
+            s.outcomes
+        );
+    }
 }
 
 #[test]
-fn sanitized_mbpp_reference_code_passes_every_task_with_a_10_s_timeout() {
+fn sanitized_mbpp_reference_code_passes_every_task_with_a_10_s_timeout_in_fast_start() {
     let Some(data) = util::data_dir() else { return };
     let _serial = SERIAL.lock();
     let store = run(
         &data.join("mbpp/sanitized-mbpp.json"),
         None,
         Duration::from_secs(10),
+        true,
     );
     let s = store.summary(&[1]);
     assert_eq!(s.candidates, 427);

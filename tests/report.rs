@@ -123,6 +123,7 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
             cancelled: false,
             skipped: &[],
             missing: &[],
+            shard: None,
         },
     );
     let json: serde_json::Value = serde_json::from_slice(&file.to_json()).unwrap();

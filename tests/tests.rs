@@ -11,6 +11,7 @@
 //! - `faststart`: fast start against fresh interpreters, server death, host death.
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
+//! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `gui`: the desktop app driven headless (egui_kittest).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
@@ -34,3 +35,4 @@ mod gui;
 mod outcomes;
 mod readers;
 mod report;
+mod shard;

@@ -40,6 +40,19 @@ pub enum Command {
         /// The task file (lesson-70, HumanEval or MBPP; .gz is fine).
         file: PathBuf,
     },
+    /// Merge the partial run files of a sharded run (`run --shard I/N`) into one
+    /// run file, after checking that they belong together and miss nothing.
+    Merge {
+        /// The partial run files, one per shard, in any order.
+        #[arg(required = true)]
+        parts: Vec<PathBuf>,
+        /// Where to write the merged run file.
+        #[arg(short, long, value_name = "RUN.json")]
+        output: PathBuf,
+        /// The ks to report, comma-separated [default: 1, 10, 100 where defined].
+        #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+        k: Option<Vec<u32>>,
+    },
     /// Compare two run files: pass@k side by side, improved and regressed tasks.
     Compare {
         /// The baseline run file.
@@ -112,6 +125,11 @@ pub struct RunArgs {
     /// limits, process group, denylist and result channel (Linux).
     #[arg(long)]
     pub fast_start: bool,
+    /// Evaluate only shard I of N (1-based): every N-th candidate starting at
+    /// the I-th, the same slice on any machine. Write the partial run file with
+    /// --json and join the parts with `execscope merge`.
+    #[arg(long, value_name = "I/N", value_parser = execscope::plan::Shard::parse)]
+    pub shard: Option<execscope::plan::Shard>,
     /// Write the run file (JSON) here.
     #[arg(long, value_name = "RUN.json")]
     pub json: Option<PathBuf>,
@@ -164,6 +182,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Validate { file }) => load::validate(&file),
         Some(Command::Compare { a, b, csv }) => summary::compare(&a, &b, csv.as_deref()),
+        Some(Command::Merge { parts, output, k }) => summary::merge(&parts, &output, k.as_deref()),
         None => desktop(cli),
     }
 }

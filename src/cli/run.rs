@@ -10,7 +10,7 @@ use anyhow::Context;
 use execscope::engine::{self, EngineEvent, RunSettings};
 use execscope::passk;
 use execscope::plan::Plan;
-use execscope::report::{self, InputRecord, Journal, RunContext, RunFile};
+use execscope::report::{self, InputRecord, Journal, RunContext, RunFile, ShardRecord};
 use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter, Limits};
 
 use super::{RunArgs, load, summary};
@@ -20,8 +20,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(rule) = args.post_process {
         tasks.tasks.iter_mut().for_each(|t| t.post_process = rule);
     }
-    let plan = Arc::new(Plan::build(&tasks, &gens));
+    let plan = Plan::build(&tasks, &gens);
     load::check_plan(&plan, args.allow_bad_tasks)?;
+    let whole_jobs = plan.jobs.len();
+    let plan = Arc::new(match args.shard {
+        Some(shard) => plan.shard(shard),
+        None => plan,
+    });
     for path in [&args.json, &args.csv, &args.task_csv]
         .into_iter()
         .flatten()
@@ -68,6 +73,15 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map_or_else(engine::default_workers, usize::from),
         fast_start: args.fast_start,
     };
+    if let Some(s) = args.shard {
+        eprintln!(
+            "execscope: shard {}/{}: {} of the run's {} candidates",
+            s.index,
+            s.count,
+            plan.jobs.len(),
+            whole_jobs
+        );
+    }
     eprintln!(
         "execscope: {} candidate(s) from {} task(s) ({}), python {} at {}, {} worker(s){}",
         plan.jobs.len(),
@@ -129,6 +143,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             cancelled: false,
             skipped: &tasks.skipped,
             missing: &plan.missing,
+            shard: args.shard.map(|s| ShardRecord {
+                index: s.index,
+                count: s.count,
+                jobs: whole_jobs,
+            }),
         },
     );
     if let Some(path) = &args.json {

@@ -154,3 +154,51 @@ pub fn compare(
     }
     Ok(std::process::ExitCode::SUCCESS)
 }
+
+/// `execscope merge`: joins the partial run files of a sharded run.
+pub fn merge(
+    parts: &[std::path::PathBuf],
+    output: &std::path::Path,
+    k: Option<&[u32]>,
+) -> anyhow::Result<std::process::ExitCode> {
+    use execscope::report::{self, RunFile};
+    let mut loaded = Vec::with_capacity(parts.len());
+    for path in parts {
+        let run = RunFile::load(path).map_err(|e| super::BadInput(e.to_string()))?;
+        loaded.push((path.clone(), run));
+    }
+    // The ks are chosen from the whole run, not from one part's n.
+    let max_n = {
+        let mut n: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (_, run) in &loaded {
+            for c in &run.candidates {
+                *n.entry(c.task_id.as_str()).or_default() += 1;
+            }
+        }
+        n.values().copied().max().unwrap_or(0)
+    };
+    let ks: Vec<usize> = match k {
+        Some(ks) => ks.iter().map(|&k| k as usize).collect(),
+        None => execscope::passk::default_ks(max_n),
+    };
+    let merged = report::merge(&loaded, &ks).map_err(|e| super::BadInput(e.to_string()))?;
+    merged.save(output)?;
+    let python = execscope::sandbox::Interpreter {
+        executable: merged.python.executable.clone().into(),
+        version: merged.python.version.clone(),
+        sys_path: Vec::new(),
+    };
+    let store = merged.to_store();
+    print(
+        &store,
+        &ks,
+        std::time::Duration::from_secs_f64(merged.summary.elapsed_s),
+        &python,
+    )?;
+    eprintln!(
+        "execscope: {} parts merged into {}",
+        parts.len(),
+        output.display()
+    );
+    Ok(std::process::ExitCode::SUCCESS)
+}

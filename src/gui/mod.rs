@@ -75,7 +75,8 @@ pub fn run(launch: Launch) -> Result<(), GuiError> {
             .with_app_id("execscope")
             .with_inner_size([1280.0, 800.0])
             .with_min_inner_size([900.0, 560.0])
-            .with_drag_and_drop(true),
+            .with_drag_and_drop(true)
+            .with_icon(window_icon()),
         persist_window: screenshot.is_none(),
         ..Default::default()
     };
@@ -108,4 +109,38 @@ pub fn run(launch: Launch) -> Result<(), GuiError> {
         };
     }
     Ok(())
+}
+
+/// The window icon: `packaging/execscope-128.png`, embedded (a blank one if it
+/// cannot be decoded, which the icon test rules out).
+fn window_icon() -> egui::IconData {
+    decode_icon(include_bytes!("../../packaging/execscope-128.png")).unwrap_or_default()
+}
+
+/// Decodes an 8-bit RGBA PNG into icon data.
+fn decode_icon(bytes: &[u8]) -> Option<egui::IconData> {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let mut reader = decoder.read_info().ok()?;
+    let mut rgba = vec![0; reader.output_buffer_size()?];
+    let frame = reader.next_frame(&mut rgba).ok()?;
+    if frame.color_type != png::ColorType::Rgba || frame.bit_depth != png::BitDepth::Eight {
+        return None;
+    }
+    rgba.truncate(frame.buffer_size());
+    Some(egui::IconData {
+        rgba,
+        width: frame.width,
+        height: frame.height,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_window_icon_decodes_to_a_square_rgba_image() {
+        let icon = super::window_icon();
+        assert_eq!((icon.width, icon.height), (128, 128));
+        assert_eq!(icon.rgba.len(), 128 * 128 * 4);
+        assert!(icon.rgba.chunks(4).any(|px| px[3] == 255));
+    }
 }

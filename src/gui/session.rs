@@ -454,6 +454,7 @@ impl Session {
                     cancelled: opened.summary.cancelled,
                     skipped: &opened.skipped_tasks,
                     missing: &opened.missing_generations,
+                    shard: None,
                 },
             );
             file.settings = opened.settings.clone();
@@ -514,6 +515,7 @@ impl Session {
                 cancelled,
                 skipped: &skipped,
                 missing: &missing,
+                shard: None,
             },
         )
     }

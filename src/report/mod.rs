@@ -6,15 +6,17 @@ mod compare;
 mod csv_export;
 mod extra;
 mod journal;
+mod merge;
 mod runfile;
 
 pub use compare::{Change, Comparison, TaskDiff};
 pub use csv_export::{write_candidates_csv, write_tasks_csv};
 pub use extra::{human_eval_results, markdown_summary, write_human_eval_results, write_markdown};
 pub use journal::{Journal, read_journal};
+pub use merge::{MergeError, merge};
 pub use runfile::{
     CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunContext, RunFile, SettingsRecord,
-    SummaryRow, TaskRow,
+    ShardRecord, SummaryRow, TaskRow,
 };
 
 use std::path::{Path, PathBuf};

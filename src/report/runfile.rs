@@ -38,6 +38,20 @@ pub struct RunFile {
     /// Tasks that had no generation.
     #[serde(default)]
     pub missing_generations: Vec<String>,
+    /// Present in a partial run file (`run --shard I/N`): which slice it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardRecord>,
+}
+
+/// Which slice of a sharded run a partial run file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardRecord {
+    /// The slice, 1 to `count`.
+    pub index: usize,
+    /// Slices in all.
+    pub count: usize,
+    /// Candidates in the whole (unsharded) run.
+    pub jobs: usize,
 }
 
 /// Settings as saved.
@@ -204,12 +218,13 @@ pub struct RunContext<'a> {
     pub skipped: &'a [SkippedTask],
     /// Tasks without generations.
     pub missing: &'a [String],
+    /// The slice this run is, when sharded.
+    pub shard: Option<ShardRecord>,
 }
 
 impl RunFile {
     /// Builds the run file of `store` (finished candidates only).
     pub fn from_store(store: &Store, ctx: &RunContext<'_>) -> RunFile {
-        let summary = store.summary(ctx.ks);
         RunFile {
             format: FORMAT.to_owned(),
             settings: SettingsRecord {
@@ -233,35 +248,54 @@ impl RunFile {
                 tasks: ctx.tasks.clone(),
                 generations: ctx.generations.clone(),
             },
-            candidates: (0..store.candidates.len())
-                .filter_map(|i| CandidateRow::from_store(store, i))
-                .collect(),
-            tasks: store
-                .task_stats(ctx.ks)
-                .into_iter()
-                .zip(&store.tasks)
-                .map(|(s, t)| TaskRow {
-                    task_id: s.task_id,
-                    n: s.n,
-                    c: s.c,
-                    mean_score: s.mean_score,
-                    pass_at_k: s.pass_at_k,
-                    prompt: t.prompt.clone(),
-                    assertions: t.assertions.clone(),
-                })
-                .collect(),
+            candidates: Vec::new(),
+            tasks: Vec::new(),
             summary: SummaryRow {
-                candidates: summary.candidates,
-                outcomes: summary.outcomes,
-                mean_score: summary.mean_score,
-                pass_at_k: summary.pass_at_k,
+                candidates: 0,
+                outcomes: BTreeMap::new(),
+                mean_score: 0.0,
+                pass_at_k: BTreeMap::new(),
                 elapsed_s: ctx.elapsed_s,
                 cancelled: ctx.cancelled,
-                pass_at_k_ci: store.intervals(ctx.ks),
+                pass_at_k_ci: BTreeMap::new(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
+            shard: ctx.shard,
         }
+        .with_figures_of(store, ctx.ks)
+    }
+
+    /// This run file with its candidates, tasks and data-set figures taken
+    /// from `store` (settings, interpreter, inputs, time and shard kept).
+    pub fn with_figures_of(mut self, store: &Store, ks: &[usize]) -> RunFile {
+        let summary = store.summary(ks);
+        self.candidates = (0..store.candidates.len())
+            .filter_map(|i| CandidateRow::from_store(store, i))
+            .collect();
+        self.tasks = store
+            .task_stats(ks)
+            .into_iter()
+            .zip(&store.tasks)
+            .map(|(s, t)| TaskRow {
+                task_id: s.task_id,
+                n: s.n,
+                c: s.c,
+                mean_score: s.mean_score,
+                pass_at_k: s.pass_at_k,
+                prompt: t.prompt.clone(),
+                assertions: t.assertions.clone(),
+            })
+            .collect();
+        self.summary = SummaryRow {
+            candidates: summary.candidates,
+            outcomes: summary.outcomes,
+            mean_score: summary.mean_score,
+            pass_at_k: summary.pass_at_k,
+            pass_at_k_ci: store.intervals(ks),
+            ..self.summary
+        };
+        self
     }
 
     /// Pretty JSON bytes.
