@@ -432,3 +432,80 @@ fn a_grid_of_100000_rows_builds_frames_quickly() {
         }
     );
 }
+
+#[test]
+fn a_finished_run_shows_the_confidence_band_around_the_curve() {
+    let mut harness = new_harness(Launch {
+        run: true,
+        ..Launch::default()
+    });
+    wait_for_run(&mut harness);
+    let derived = harness.state_mut().session.derived();
+    // Five samples a task: the band spans k = 1..5 and holds the curve.
+    assert_eq!(derived.band.len(), 5, "{:?}", derived.band);
+    for (&(k, lo, hi), &(ck, v)) in derived.band.iter().zip(&derived.curve) {
+        assert_eq!(k, ck);
+        assert!(lo <= v && v <= hi, "pass@{k} = {v} outside [{lo}, {hi}]");
+    }
+    // The headline gives the interval of each reported pass@k beside it.
+    let (lo, hi) = derived.intervals[&1];
+    harness.get_by_label(&format!("95% [{lo:.4}, {hi:.4}]"));
+}
+
+#[test]
+fn comparing_with_a_saved_run_lists_regressions_and_exports_the_changes() {
+    let dir = execscope_test_dir();
+    // Baseline A: the demo run, but with every sample of `fib` passing.
+    let mut a: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("demo_run.json")).unwrap()).unwrap();
+    for t in a["tasks"].as_array_mut().unwrap() {
+        if t["task_id"] == "fib" {
+            t["c"] = serde_json::json!(5);
+            t["mean_score"] = serde_json::json!(1.0);
+        }
+    }
+    let baseline = dir.path().join("baseline.json");
+    std::fs::write(&baseline, serde_json::to_vec(&a).unwrap()).unwrap();
+
+    let mut harness = new_harness(Launch::default());
+    harness
+        .state_mut()
+        .push(Command::OpenRun(fixture("demo_run.json")));
+    harness.run_steps(2);
+    harness.state_mut().push(Command::OpenBaseline(baseline));
+    harness.run_steps(3);
+    harness.get_by_label("Compare runs");
+    harness.get_by_label("1 regressed");
+    harness.get_by_label("0 improved");
+    harness.get_by_label("4 unchanged");
+    // One row in the table: fib, regressed from 5/5 to 2/5.
+    harness.get_by_label("regressed");
+    harness.get_by_label("5/5");
+    assert_eq!(harness.query_all_by_label("unchanged").count(), 0);
+    if required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
+        harness.snapshot("compare_runs");
+    }
+    // All tasks when the filter is off.
+    harness.get_by_label("Changed tasks only").click();
+    harness.run_steps(2);
+    assert!(!harness.state().compare_view.changed_only);
+    assert!(harness.query_all_by_label("unchanged").count() >= 4);
+    // The CSV of the changes.
+    let csv = dir.path().join("changes.csv");
+    harness.state_mut().push(Command::Export(
+        execscope::gui::Export::Changes,
+        csv.clone(),
+    ));
+    harness.run_steps(2);
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(
+        lines[1].starts_with("fib,regressed,5,5,1.0000,5,2,0.4500,-0.5500"),
+        "{text}"
+    );
+    // Closing the window ends the comparison.
+    harness.state_mut().push(Command::CloseBaseline);
+    harness.run_steps(2);
+    assert!(harness.query_by_label("Compare runs").is_none());
+}

@@ -88,6 +88,19 @@ fn the_candidate_csv_matches_its_golden_file() {
 }
 
 #[test]
+fn the_summary_csv_gives_each_pass_at_k_with_its_interval_and_task_count() {
+    let dir = crate::util::tempdir();
+    let path = dir.path().join("s.csv");
+    report::write_summary_csv(&fixed_store(), &[1, 2, 3], &path).unwrap();
+    // Tasks (n, c) = (2, 1), (1, 0). pass@1 = (0.5 + 0) / 2, its resampled
+    // means are 0, 0.25 or 0.5; pass@2 has one task (1.0); pass@3 is undefined.
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "k,pass_at_k,ci95_low,ci95_high,tasks\n1,0.2500,0.0000,0.5000,2\n2,1.0000,1.0000,1.0000,1\n"
+    );
+}
+
+#[test]
 fn the_task_csv_matches_its_golden_file_with_empty_cells_for_undefined_k() {
     let dir = crate::util::tempdir();
     let path = dir.path().join("t.csv");

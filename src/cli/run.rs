@@ -27,7 +27,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(shard) => plan.shard(shard),
         None => plan,
     });
-    for path in [&args.json, &args.csv, &args.task_csv]
+    for path in [&args.json, &args.csv, &args.task_csv, &args.summary_csv]
         .into_iter()
         .flatten()
     {
@@ -164,6 +164,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.task_csv {
         report::write_tasks_csv(&done.store, &ks, path)?;
         eprintln!("execscope: per-task CSV written to {}", path.display());
+    }
+    if let Some(path) = &args.summary_csv {
+        report::write_summary_csv(&done.store, &ks, path)?;
+        eprintln!("execscope: summary CSV written to {}", path.display());
     }
     if let Some(path) = &args.results_jsonl {
         report::write_human_eval_results(&done.store, path)?;

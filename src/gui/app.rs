@@ -8,6 +8,7 @@ use std::time::Duration;
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::command::{Command, Export, FileTarget};
+use super::compare::{Baseline, CompareView};
 use super::dialogs::Dialogs;
 use super::screenshot::Screenshot;
 use super::session::Session;
@@ -92,6 +93,8 @@ pub struct App {
     pub calculator: Calculator,
     /// Settings window open?
     pub show_settings: bool,
+    /// The Compare window's filter.
+    pub compare_view: CompareView,
     /// Path typed or pasted into the Open menu.
     pub path_input: String,
     pub(super) commands: Vec<Command>,
@@ -127,6 +130,7 @@ impl App {
             detail_tab: DetailTab::default(),
             calculator: Calculator::default(),
             show_settings: false,
+            compare_view: CompareView::default(),
             path_input: String::new(),
             commands: Vec::new(),
             dialogs: Dialogs::new(),
@@ -216,6 +220,14 @@ impl App {
             Command::FocusOutcome(o) => self.grid.focus(o),
             Command::DetectPython => self.session.detect_python(&self.state.settings.python),
             Command::ForgetRecent(p) => self.state.recent.retain(|(_, q)| *q != p),
+            Command::OpenBaseline(p) => match Baseline::open(&p) {
+                Ok(baseline) => {
+                    self.session.baseline = Some(baseline);
+                    self.state.remember(RecentKind::Run, p);
+                }
+                Err(e) => self.session.notify(e, true),
+            },
+            Command::CloseBaseline => self.session.baseline = None,
         }
     }
 
@@ -303,6 +315,7 @@ impl eframe::App for App {
         self.problems_ui(ui);
         self.grid_ui(ui);
         self.settings_ui(ui);
+        self.compare_ui(ui);
         self.drop_overlay_ui(ui);
         let ctx = ui.ctx().clone();
         self.apply_commands(&ctx);

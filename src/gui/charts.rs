@@ -17,6 +17,7 @@ use crate::store::Summary;
 const OUTCOMES_SERIES: &str = "outcomes";
 const PASS_AT_K_SERIES: &str = "pass@k";
 const MEAN_SCORE_SERIES: &str = "mean score";
+const BAND_SERIES: &str = "95% interval";
 
 impl App {
     pub(super) fn charts_ui(&mut self, ui: &mut egui::Ui) {
@@ -28,7 +29,7 @@ impl App {
                 egui::ScrollArea::vertical().show(ui, |ui| {
                     let derived = self.session.derived();
                     let Some(summary) = derived.summary.clone() else { return };
-                    self.headline_ui(ui, &summary);
+                    self.headline_ui(ui, &summary, &derived.intervals);
                     ui.separator();
                     ui.strong("Outcomes");
                     let clicked = show_histogram(ui, &summary);
@@ -39,9 +40,11 @@ impl App {
                     ui.separator();
                     ui.strong("pass@k");
                     let curve = &derived.curve;
-                    show_curve(ui, curve, summary.mean_score);
+                    show_curve(ui, curve, &derived.band, summary.mean_score);
                     if curve.is_empty() {
                         ui.weak_label("The curve appears as results arrive.");
+                    } else if derived.band.is_empty() && self.session.is_running() {
+                        ui.weak_label("The 95% band (bootstrap over tasks) appears when the run ends.");
                     }
                     ui.separator();
                     egui::CollapsingHeader::new("Per-task summary")
@@ -54,7 +57,12 @@ impl App {
             });
     }
 
-    fn headline_ui(&self, ui: &mut egui::Ui, summary: &Summary) {
+    fn headline_ui(
+        &self,
+        ui: &mut egui::Ui,
+        summary: &Summary,
+        intervals: &std::collections::BTreeMap<usize, (f64, f64)>,
+    ) {
         egui::Grid::new("headline")
             .num_columns(2)
             .spacing([16.0, 4.0])
@@ -74,7 +82,14 @@ impl App {
                 ui.end_row();
                 for (k, v) in &summary.pass_at_k {
                     ui.label(format!("pass@{k}"));
-                    ui.strong(format!("{v:.4}"));
+                    ui.horizontal(|ui| {
+                        ui.strong(format!("{v:.4}"));
+                        if let Some((lo, hi)) = intervals.get(k) {
+                            ui.weak_label(format!("95% [{lo:.4}, {hi:.4}]")).on_hover_text(
+                                "Bootstrap over tasks: 2000 resamples with a fixed seed, so the same results always give the same interval.",
+                            );
+                        }
+                    });
                     ui.end_row();
                 }
             });
@@ -153,7 +168,7 @@ fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
 }
 
 /// Axis label of an outcome, short enough for five to fit under the bars.
-fn short_name(outcome: Outcome) -> &'static str {
+pub(super) fn short_name(outcome: Outcome) -> &'static str {
     match outcome {
         Outcome::Pass => "pass",
         Outcome::AssertionFail => "assert fail",
@@ -163,8 +178,17 @@ fn short_name(outcome: Outcome) -> &'static str {
     }
 }
 
-/// Draws the pass@k curve and the mean score (values on hover).
-fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], mean: f64) {
+/// The band as a closed outline: the upper edge left to right, then the lower
+/// edge back.
+fn band_outline(band: &[(usize, f64, f64)]) -> Vec<[f64; 2]> {
+    band.iter()
+        .map(|&(k, _, hi)| [k as f64, hi])
+        .chain(band.iter().rev().map(|&(k, lo, _)| [k as f64, lo]))
+        .collect()
+}
+
+/// Draws the pass@k curve, its 95% band and the mean score (values on hover).
+fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f64)], mean: f64) {
     let tokens = Tokens::of(ui);
     let points: Vec<[f64; 2]> = curve.iter().map(|&(k, v)| [k as f64, v]).collect();
     let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
@@ -203,6 +227,13 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], mean: f64) {
             _ => None,
         })
         .show(ui, |plot| {
+            if band.len() >= 2 {
+                plot.polygon(
+                    egui_plot::Polygon::new(BAND_SERIES, PlotPoints::new(band_outline(band)))
+                        .fill_color(tokens.curve.gamma_multiply(0.22))
+                        .stroke(egui::Stroke::new(0.5, tokens.curve.gamma_multiply(0.5))),
+                );
+            }
             if !points.is_empty() {
                 plot.line(
                     Line::new(PASS_AT_K_SERIES, PlotPoints::new(points.clone()))

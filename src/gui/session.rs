@@ -1,6 +1,7 @@
 //! The loaded inputs, the plan, the results store and the running engine: the
 //! app's runtime model. It calls the library only; it draws nothing.
 
+use super::compare::Baseline;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -63,8 +64,8 @@ pub struct RunEnd {
 /// Figures derived from the store, recomputed only when it changes.
 #[derive(Debug, Clone, Default)]
 pub struct Derived {
-    /// The store revision they belong to.
-    revision: Option<u64>,
+    /// The store revision they belong to, and whether a run was going on.
+    revision: Option<(u64, bool)>,
     /// The ks reported.
     pub ks: Vec<usize>,
     /// Data-set summary at `ks`.
@@ -73,7 +74,14 @@ pub struct Derived {
     pub curve: Vec<(usize, f64)>,
     /// Per-task statistics at `ks`.
     pub tasks: Vec<TaskStats>,
+    /// 95% bootstrap interval of each reported pass@k (once no run is going on).
+    pub intervals: std::collections::BTreeMap<usize, (f64, f64)>,
+    /// The 95% band of the curve, (k, low, high) (once no run is going on).
+    pub band: Vec<(usize, f64, f64)>,
 }
+
+/// Points at which the curve's confidence band is computed.
+const BAND_POINTS: usize = 24;
 
 /// The app's runtime model.
 pub struct Session {
@@ -103,6 +111,8 @@ pub struct Session {
     pub last_run: Option<RunEnd>,
     run: Option<ActiveRun>,
     derived: Arc<Derived>,
+    /// A saved run the results on screen are compared with.
+    pub baseline: Option<Baseline>,
 }
 
 impl Session {
@@ -123,19 +133,34 @@ impl Session {
             last_run: None,
             run: None,
             derived: Arc::default(),
+            baseline: None,
         }
     }
 
     /// Summary, curve and per-task figures of the current results (cached per
     /// store revision, so drawing a frame does not rescan 100,000 candidates).
     pub fn derived(&mut self) -> Arc<Derived> {
-        if self.derived.revision != Some(self.revision) {
+        let key = (self.revision, self.is_running());
+        if self.derived.revision != Some(key) {
             let ks = self.ks();
+            // The bootstraps wait for the end of a run: they would cost a few
+            // milliseconds on every frame that brings results.
+            let settled = !key.1;
             self.derived = Arc::new(Derived {
-                revision: Some(self.revision),
+                revision: Some(key),
                 summary: Some(self.store.summary(&ks)),
                 curve: self.store.curve(),
                 tasks: self.store.task_stats(&ks),
+                intervals: if settled {
+                    self.store.intervals(&ks)
+                } else {
+                    Default::default()
+                },
+                band: if settled {
+                    self.store.band(BAND_POINTS)
+                } else {
+                    Vec::new()
+                },
                 ks,
             });
         }
@@ -421,8 +446,17 @@ impl Session {
         let result = match what {
             Export::CandidatesCsv => report::write_candidates_csv(&self.store, path),
             Export::TasksCsv => report::write_tasks_csv(&self.store, &ks, path),
+            Export::SummaryCsv => report::write_summary_csv(&self.store, &ks, path),
             Export::RunFile => self.run_file(&ks).save(path),
             Export::HumanEvalResults => report::write_human_eval_results(&self.store, path),
+            Export::Changes => {
+                let Some(baseline) = &self.baseline else {
+                    return Err("nothing to compare: open a baseline run first".into());
+                };
+                let cmp = report::Comparison::new(&baseline.run, &self.run_file(&ks));
+                cmp.csv(path)
+                    .and_then(|bytes| report::write_atomic(path, &bytes))
+            }
             Export::Markdown => {
                 let title = match (&self.opened_run, &self.generations) {
                     (Some((p, _)), _) => format!("execscope: {}", p.display()),

@@ -60,6 +60,13 @@ impl App {
             if ui.button(format!("Open run file…  {run_hint}")).clicked() {
                 self.push(Command::OpenDialog(FileTarget::Run));
             }
+            if ui
+                .button("Compare with a run file…")
+                .on_hover_text("A saved run (A) against the results on screen (B): pass@k, curves, outcomes, regressed and improved tasks")
+                .clicked()
+            {
+                self.push(Command::OpenDialog(FileTarget::Baseline));
+            }
             if ui.button("Load the demo set").clicked() {
                 self.push(Command::LoadDemo);
             }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{ExportError, RunFile};
+use crate::store::{Summary, TaskStats};
 
 /// How a task changed from run A to run B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -62,32 +63,67 @@ pub struct Comparison {
 
 const SCORE_EPS: f64 = 1e-9;
 
+/// What a comparison needs of a run: per task (id, n, c, mean score) in task
+/// order, the data set's pass@k and mean score. Made from a run file, or from
+/// live results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures<'a> {
+    /// (task id, n, c, mean score), in task order.
+    pub tasks: Vec<(&'a str, usize, usize, f64)>,
+    /// pass@k by k.
+    pub pass_at_k: &'a BTreeMap<usize, f64>,
+    /// Mean score over candidates.
+    pub mean_score: f64,
+}
+
+impl<'a> Figures<'a> {
+    /// The figures saved in `run`.
+    pub fn of_run(run: &'a RunFile) -> Figures<'a> {
+        Figures {
+            tasks: run
+                .tasks
+                .iter()
+                .map(|t| (t.task_id.as_str(), t.n, t.c, t.mean_score))
+                .collect(),
+            pass_at_k: &run.summary.pass_at_k,
+            mean_score: run.summary.mean_score,
+        }
+    }
+
+    /// The figures of live results.
+    pub fn of_stats(tasks: &'a [TaskStats], summary: &'a Summary) -> Figures<'a> {
+        Figures {
+            tasks: tasks
+                .iter()
+                .map(|t| (t.task_id.as_str(), t.n, t.c, t.mean_score))
+                .collect(),
+            pass_at_k: &summary.pass_at_k,
+            mean_score: summary.mean_score,
+        }
+    }
+}
+
 impl Comparison {
     /// Compares run `a` with run `b`.
     pub fn new(a: &RunFile, b: &RunFile) -> Comparison {
-        let index_b: BTreeMap<&str, usize> = b
-            .tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.task_id.as_str(), i))
-            .collect();
+        Comparison::between(&Figures::of_run(a), &Figures::of_run(b))
+    }
+
+    /// Compares the figures of run `a` with those of run `b`.
+    pub fn between(a: &Figures<'_>, b: &Figures<'_>) -> Comparison {
+        let index_b: BTreeMap<&str, usize> =
+            b.tasks.iter().enumerate().map(|(i, t)| (t.0, i)).collect();
         let mut tasks = Vec::new();
-        for ta in &a.tasks {
-            let tb = index_b.get(ta.task_id.as_str()).map(|&i| &b.tasks[i]);
-            let a_fig = (ta.n, ta.c, ta.mean_score);
+        for &(id, na, ca, ma) in &a.tasks {
+            let tb = index_b.get(id).map(|&i| b.tasks[i]);
             let change = match tb {
                 None => Change::OnlyA,
-                Some(tb) => {
-                    let (fa, fb) = (
-                        ta.c as f64 / ta.n.max(1) as f64,
-                        tb.c as f64 / tb.n.max(1) as f64,
-                    );
-                    if fb > fa + SCORE_EPS
-                        || (fb - fa).abs() <= SCORE_EPS && tb.mean_score > ta.mean_score + SCORE_EPS
-                    {
+                Some((_, nb, cb, mb)) => {
+                    let (fa, fb) = (ca as f64 / na.max(1) as f64, cb as f64 / nb.max(1) as f64);
+                    if fb > fa + SCORE_EPS || (fb - fa).abs() <= SCORE_EPS && mb > ma + SCORE_EPS {
                         Change::Improved
                     } else if fb < fa - SCORE_EPS
-                        || (fb - fa).abs() <= SCORE_EPS && tb.mean_score < ta.mean_score - SCORE_EPS
+                        || (fb - fa).abs() <= SCORE_EPS && mb < ma - SCORE_EPS
                     {
                         Change::Regressed
                     } else {
@@ -96,37 +132,32 @@ impl Comparison {
                 }
             };
             tasks.push(TaskDiff {
-                task_id: ta.task_id.clone(),
-                a: Some(a_fig),
-                b: tb.map(|t| (t.n, t.c, t.mean_score)),
+                task_id: id.to_owned(),
+                a: Some((na, ca, ma)),
+                b: tb.map(|(_, n, c, m)| (n, c, m)),
                 change,
             });
         }
-        let in_a: std::collections::HashSet<&str> =
-            a.tasks.iter().map(|t| t.task_id.as_str()).collect();
-        for tb in b
-            .tasks
-            .iter()
-            .filter(|t| !in_a.contains(t.task_id.as_str()))
-        {
+        let in_a: std::collections::HashSet<&str> = a.tasks.iter().map(|t| t.0).collect();
+        for &(id, n, c, m) in b.tasks.iter().filter(|t| !in_a.contains(t.0)) {
             tasks.push(TaskDiff {
-                task_id: tb.task_id.clone(),
+                task_id: id.to_owned(),
                 a: None,
-                b: Some((tb.n, tb.c, tb.mean_score)),
+                b: Some((n, c, m)),
                 change: Change::OnlyB,
             });
         }
         let mut pass_at_k: BTreeMap<usize, (Option<f64>, Option<f64>)> = BTreeMap::new();
-        for (k, v) in &a.summary.pass_at_k {
+        for (k, v) in a.pass_at_k {
             pass_at_k.entry(*k).or_default().0 = Some(*v);
         }
-        for (k, v) in &b.summary.pass_at_k {
+        for (k, v) in b.pass_at_k {
             pass_at_k.entry(*k).or_default().1 = Some(*v);
         }
         Comparison {
             tasks,
             pass_at_k,
-            mean_score: (a.summary.mean_score, b.summary.mean_score),
+            mean_score: (a.mean_score, b.mean_score),
         }
     }
 

@@ -1,5 +1,6 @@
-//! CSV exports (RFC 4180 through the `csv` crate): one row per candidate, and one
-//! row per task with a pass@k column for each requested k.
+//! CSV exports (RFC 4180 through the `csv` crate): one row per candidate, one
+//! row per task with a pass@k column for each requested k, and one row per k
+//! for the data set (pass@k with its 95% interval).
 
 use std::path::Path;
 
@@ -85,6 +86,35 @@ pub fn tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, Ex
         }
         Ok(())
     })
+}
+
+/// The data-set CSV: one row per k with pass@k, its 95% bootstrap interval and
+/// the number of tasks it is averaged over (those with n >= k); ks undefined
+/// for every task are left out.
+pub fn summary_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, ExportError> {
+    let summary = store.summary(ks);
+    let intervals = store.intervals(ks);
+    let counts = store.counts();
+    to_bytes(path, |w| {
+        w.write_record(["k", "pass_at_k", "ci95_low", "ci95_high", "tasks"])?;
+        for (k, v) in &summary.pass_at_k {
+            let (lo, hi) = intervals.get(k).copied().unwrap_or((*v, *v));
+            let tasks = counts.iter().filter(|&&(n, _)| n >= *k).count();
+            w.write_record([
+                k.to_string(),
+                format!("{v:.4}"),
+                format!("{lo:.4}"),
+                format!("{hi:.4}"),
+                tasks.to_string(),
+            ])?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the data-set CSV (pass@k with its 95% interval) to `path`.
+pub fn write_summary_csv(store: &Store, ks: &[usize], path: &Path) -> Result<(), ExportError> {
+    super::write_atomic(path, &summary_csv(store, ks, path)?)
 }
 
 /// Writes the per-candidate CSV to `path`.

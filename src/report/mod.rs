@@ -9,8 +9,8 @@ mod journal;
 mod merge;
 mod runfile;
 
-pub use compare::{Change, Comparison, TaskDiff};
-pub use csv_export::{write_candidates_csv, write_tasks_csv};
+pub use compare::{Change, Comparison, Figures, TaskDiff};
+pub use csv_export::{write_candidates_csv, write_summary_csv, write_tasks_csv};
 pub use extra::{human_eval_results, markdown_summary, write_human_eval_results, write_markdown};
 pub use journal::{Journal, read_journal};
 pub use merge::{MergeError, merge};
