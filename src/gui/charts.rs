@@ -187,12 +187,15 @@ fn band_outline(band: &[(usize, f64, f64)]) -> Vec<[f64; 2]> {
         .collect()
 }
 
-/// Draws the pass@k curve, its 95% band and the mean score (values on hover).
-fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f64)], mean: f64) {
-    let tokens = Tokens::of(ui);
-    let points: Vec<[f64; 2]> = curve.iter().map(|&(k, v)| [k as f64, v]).collect();
-    let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
-    Plot::new("passk")
+/// A curve's points for plotting.
+pub(super) fn curve_points(curve: &[(usize, f64)]) -> Vec<[f64; 2]> {
+    curve.iter().map(|&(k, v)| [k as f64, v]).collect()
+}
+
+/// A fixed (no drag or zoom) plot of pass@k over k = 1..`max_k`, from 0 to 1,
+/// with the legend at the bottom right.
+pub(super) fn passk_plot(id: &str, max_k: f64) -> Plot<'_> {
+    Plot::new(id)
         .height(size::CHART_HEIGHT)
         .include_y(0.0)
         .include_y(1.0)
@@ -204,6 +207,14 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f6
         .allow_boxed_zoom(false)
         .x_axis_label("k")
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightBottom))
+}
+
+/// Draws the pass@k curve, its 95% band and the mean score (values on hover).
+fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f64)], mean: f64) {
+    let tokens = Tokens::of(ui);
+    let points = curve_points(curve);
+    let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
+    passk_plot("passk", max_k)
         .x_axis_formatter(|mark, _| {
             if mark.value.fract().abs() < 1e-9 && mark.value >= 1.0 {
                 format!("{}", mark.value)

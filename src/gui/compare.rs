@@ -11,6 +11,7 @@ use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoints};
 
 use super::app::App;
+use super::charts::{curve_points, passk_plot};
 use super::command::{Command, Export};
 use super::session::Derived;
 use super::theme::{Tokens, size};
@@ -207,26 +208,11 @@ fn file_name(path: &Path) -> String {
     )
 }
 
-fn points(curve: &[(usize, f64)]) -> Vec<[f64; 2]> {
-    curve.iter().map(|&(k, v)| [k as f64, v]).collect()
-}
-
 /// Both pass@k curves on one plot.
 fn show_curves(ui: &mut egui::Ui, a: &[(usize, f64)], b: &[(usize, f64)]) {
     let tokens = Tokens::of(ui);
     let max_k = a.iter().chain(b).map(|&(k, _)| k).max().unwrap_or(1) as f64;
-    Plot::new("compare_curves")
-        .height(size::CHART_HEIGHT)
-        .include_y(0.0)
-        .include_y(1.0)
-        .include_x(1.0)
-        .include_x(max_k.max(2.0))
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .x_axis_label("k")
-        .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightBottom))
+    passk_plot("compare_curves", max_k)
         .label_formatter(|pos| match pos {
             HoverPosition::NearDataPoint {
                 plot_name,
@@ -241,13 +227,13 @@ fn show_curves(ui: &mut egui::Ui, a: &[(usize, f64)], b: &[(usize, f64)]) {
         })
         .show(ui, |plot| {
             plot.line(
-                Line::new(CURVE_A, PlotPoints::new(points(a)))
+                Line::new(CURVE_A, PlotPoints::new(curve_points(a)))
                     .color(tokens.mean)
                     .width(2.0)
                     .style(egui_plot::LineStyle::dashed_loose()),
             );
             plot.line(
-                Line::new(CURVE_B, PlotPoints::new(points(b)))
+                Line::new(CURVE_B, PlotPoints::new(curve_points(b)))
                     .color(tokens.curve)
                     .width(2.0),
             );
