@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use execscope::sandbox::{Limits, Outcome};
 
 use crate::containment::unguarded;
-use crate::util::{MODES, is_running, program, run, run_mode, run_with};
+use crate::util::{MODES, is_running, run, run_code_in, run_with};
 
 fn pids(stdout: &str) -> Vec<i32> {
     stdout
@@ -36,8 +36,7 @@ fn a_bounded_fork_bomb_without_the_guard_leaves_nothing_behind() {
     // 2^5 = 32 processes, each printing its pid and sleeping.
     let code = "import os, sys, time\nfor _ in range(5):\n    os.fork()\nprint(os.getpid(), flush=True)\ntime.sleep(30)\n";
     for fast in MODES {
-        let p = program(code, &["True"]);
-        let r = run_mode(fast, &p, &unguarded(), Duration::from_millis(1500));
+        let r = run_code_in(fast, code, &unguarded(), Duration::from_millis(1500));
         assert_eq!(r.outcome, Outcome::Timeout);
         let pids = pids(&r.stdout);
         assert_eq!(pids.len(), 32, "fast start {fast}: {}", r.stdout);
@@ -63,12 +62,7 @@ print(os.read(r, 64).decode(), flush=True)
 ";
     for fast in MODES {
         let start = Instant::now();
-        let r = run_mode(
-            fast,
-            &program(code, &["True"]),
-            &unguarded(),
-            Duration::from_secs(3),
-        );
+        let r = run_code_in(fast, code, &unguarded(), Duration::from_secs(3));
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert!(
             start.elapsed() < Duration::from_secs(2),
@@ -85,12 +79,7 @@ fn a_setsid_escape_is_refused_by_the_guard_and_contained_without_it() {
     assert!(r.detail.contains("denied: os.setsid"), "{}", r.detail);
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    os.setsid()\n    time.sleep(60)\nprint(pid, flush=True)\n";
     for fast in MODES {
-        let r = run_mode(
-            fast,
-            &program(code, &["True"]),
-            &unguarded(),
-            Duration::from_secs(3),
-        );
+        let r = run_code_in(fast, code, &unguarded(), Duration::from_secs(3));
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert_all_gone(&pids(&r.stdout));
     }
@@ -231,12 +220,7 @@ fn deep_recursion_ends_as_an_error() {
     let code = "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1)\nf(0)\n";
     for fast in MODES {
         let start = Instant::now();
-        let r = run_mode(
-            fast,
-            &program(code, &["True"]),
-            &Limits::default(),
-            Duration::from_secs(5),
-        );
+        let r = run_code_in(fast, code, &Limits::default(), Duration::from_secs(5));
         assert!(
             matches!(r.outcome, Outcome::Error | Outcome::Timeout),
             "{r:?}"

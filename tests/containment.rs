@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use execscope::sandbox::{Limits, Outcome};
 
-use crate::util::{MODES, is_running, program, run, run_mode, run_with};
+use crate::util::{MODES, is_running, run, run_code_in, run_with};
 
 #[test]
 fn a_candidate_that_ignores_sigterm_still_times_out() {
@@ -153,12 +153,7 @@ fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid, flush=True)\n";
     for fast in MODES {
         let start = Instant::now();
-        let r = run_mode(
-            fast,
-            &program(code, &["True"]),
-            &unguarded(),
-            Duration::from_secs(3),
-        );
+        let r = run_code_in(fast, code, &unguarded(), Duration::from_secs(3));
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert!(
             start.elapsed() < Duration::from_secs(2),
@@ -179,12 +174,7 @@ fn a_forked_sleeping_child_does_not_outlive_the_candidate() {
 fn a_child_forked_by_a_timed_out_candidate_is_killed_too() {
     let code = "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\nprint(pid, flush=True)\nwhile True:\n    pass\n";
     for fast in MODES {
-        let r = run_mode(
-            fast,
-            &program(code, &["True"]),
-            &unguarded(),
-            Duration::from_millis(600),
-        );
+        let r = run_code_in(fast, code, &unguarded(), Duration::from_millis(600));
         assert_eq!(r.outcome, Outcome::Timeout);
         let pid: i32 = r.stdout.trim().parse().expect("pid");
         std::thread::sleep(Duration::from_millis(100));

@@ -34,6 +34,17 @@ pub fn run_mode(
         .expect("the sandbox itself should not fail")
 }
 
+/// Runs `code` (against the single assertion `True`) in one mode, where a
+/// test looks at each mode's result itself (pids, times).
+pub fn run_code_in(
+    fast_start: bool,
+    code: &str,
+    limits: &Limits,
+    timeout: Duration,
+) -> CandidateResult {
+    run_mode(fast_start, &program(code, &["True"]), limits, timeout)
+}
+
 /// Runs an assembled program in both modes, checks that they reach the same
 /// verdict, and returns the fresh interpreter's result.
 pub fn run_both(program: &Program, limits: &Limits, timeout: Duration) -> CandidateResult {

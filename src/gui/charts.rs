@@ -118,7 +118,39 @@ fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
         .width(0.7)
         .element_formatter(Box::new(|bar, _| format!("{}: {}", bar.name, bar.value)));
     let text_color = ui.visuals().text_color();
-    let response = Plot::new("histogram")
+    let response = outcome_plot("histogram", top).show(ui, |plot| {
+        plot.bar_chart(chart);
+        for (i, (outcome, &n)) in Outcome::ALL.iter().zip(&counts).enumerate() {
+            let x = i as f64;
+            plot.text(Text::new(
+                OUTCOMES_SERIES,
+                PlotPoint::new(x, -0.07 * top),
+                RichText::new(short_name(*outcome))
+                    .size(13.0)
+                    .color(text_color),
+            ));
+            plot.text(Text::new(
+                OUTCOMES_SERIES,
+                PlotPoint::new(x, n + 0.07 * top),
+                RichText::new(format!("{n}"))
+                    .size(14.0)
+                    .strong()
+                    .color(tokens.outcome(*outcome)),
+            ));
+        }
+        plot.pointer_coordinate()
+    });
+    if !response.response.clicked() {
+        return None;
+    }
+    let x = response.inner?.x.round();
+    (0.0..5.0).contains(&x).then(|| Outcome::ALL[x as usize])
+}
+
+/// A fixed plot of outcome counts up to `top`, bar `i` for `Outcome::ALL[i]`,
+/// with room under the bars for their names (`-0.07 * top`) and no hover text.
+pub(super) fn outcome_plot(id: &str, top: f64) -> Plot<'_> {
+    Plot::new(id)
         .height(size::CHART_HEIGHT)
         .allow_drag(false)
         .allow_zoom(false)
@@ -138,33 +170,6 @@ fn show_histogram(ui: &mut egui::Ui, summary: &Summary) -> Option<Outcome> {
             }
         })
         .label_formatter(|_| None)
-        .show(ui, |plot| {
-            plot.bar_chart(chart);
-            for (i, (outcome, &n)) in Outcome::ALL.iter().zip(&counts).enumerate() {
-                let x = i as f64;
-                plot.text(Text::new(
-                    OUTCOMES_SERIES,
-                    PlotPoint::new(x, -0.07 * top),
-                    RichText::new(short_name(*outcome))
-                        .size(13.0)
-                        .color(text_color),
-                ));
-                plot.text(Text::new(
-                    OUTCOMES_SERIES,
-                    PlotPoint::new(x, n + 0.07 * top),
-                    RichText::new(format!("{n}"))
-                        .size(14.0)
-                        .strong()
-                        .color(tokens.outcome(*outcome)),
-                ));
-            }
-            plot.pointer_coordinate()
-        });
-    if !response.response.clicked() {
-        return None;
-    }
-    let x = response.inner?.x.round();
-    (0.0..5.0).contains(&x).then(|| Outcome::ALL[x as usize])
 }
 
 /// Axis label of an outcome, short enough for five to fit under the bars.

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
-use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoints};
+use egui_plot::{Bar, BarChart, HoverPosition, Line, PlotPoints};
 
 use super::app::App;
-use super::charts::{curve_points, passk_plot};
+use super::charts::{curve_points, outcome_plot, passk_plot};
 use super::command::{Command, Export};
 use super::session::Derived;
 use super::theme::{Tokens, size};
@@ -279,26 +279,8 @@ fn show_histograms(
         .color(ui.visuals().strong_text_color())
         .width(0.38)
         .element_formatter(Box::new(|bar, _| format!("B {}: {}", bar.name, bar.value)));
-    Plot::new("compare_histograms")
-        .height(size::CHART_HEIGHT)
-        .allow_drag(false)
-        .allow_zoom(false)
-        .allow_scroll(false)
-        .allow_boxed_zoom(false)
-        .show_grid([false, true])
-        .show_x(false)
-        .show_axes([false, true])
-        .include_y(-0.14 * top)
-        .include_y(1.15 * top)
+    outcome_plot("compare_histograms", top)
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightTop))
-        .y_axis_formatter(|mark, _| {
-            if mark.value >= 0.0 {
-                format!("{}", mark.value)
-            } else {
-                String::new()
-            }
-        })
-        .label_formatter(|_| None)
         .show(ui, |plot| {
             plot.bar_chart(chart_a);
             plot.bar_chart(chart_b);
