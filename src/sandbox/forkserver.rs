@@ -138,11 +138,7 @@ impl ForkServer {
             .send(&hello)
             .map_err(|e| unusable(python, format!("the fast-start server did not start: {e}")))?;
         server.await_ready().map_err(|why| {
-            let mut err = supervise::Stream {
-                open: true,
-                total: 0,
-                excerpt: Vec::new(),
-            };
+            let mut err = supervise::Stream::new();
             let mut buf = [0u8; 4096];
             err.pump(server.stderr.as_raw_fd(), 4096, &mut buf);
             let stderr = String::from_utf8_lossy(&err.excerpt).trim().to_owned();

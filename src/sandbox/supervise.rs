@@ -138,7 +138,8 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    fn new() -> Self {
+    /// An open stream with nothing read yet.
+    pub fn new() -> Self {
         Stream {
             open: true,
             total: 0,
