@@ -46,6 +46,7 @@ _eval = eval
 _int = int
 _stdout = sys.stdout
 _stderr = sys.stderr
+_harness_module = sys.modules["__main__"]
 
 ENVELOPE_FD = 3
 
@@ -77,6 +78,9 @@ def _prepare(fields):
     sys.argv[:] = ["candidate"]
     _install_denylist()
     _install_guard()
+    # Candidates get an empty `__main__`: this module's globals (the token, the
+    # report) are not one `import __main__` away.
+    sys.modules["__main__"] = _type(sys)("__main__")
 
 
 def _deny_list(names, guard):

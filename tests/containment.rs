@@ -107,6 +107,32 @@ fn an_envelope_written_to_the_result_channel_without_the_token_is_ignored() {
 }
 
 #[test]
+fn the_harness_is_not_reachable_through_the_main_module() {
+    // A reward-hacking candidate that knows the harness calls its report
+    // function itself; in code and in an assertion, through `import __main__`
+    // and through `sys.modules`. Each must fail, not pass.
+    let call = "._finish('pass', 1, [True], '', 0)";
+    let in_code = [
+        format!("import __main__\n__main__{call}\n"),
+        format!("import sys\nsys.modules['__main__']{call}\n"),
+    ];
+    for code in &in_code {
+        let r = run(code, &["1 == 2"]);
+        assert_eq!(r.outcome, Outcome::Error, "{code}: {r:?}");
+        assert!(r.detail.starts_with("AttributeError"), "{code}: {r:?}");
+    }
+    let r = run("", &[&format!("__import__('__main__'){call}"), "1 == 2"]);
+    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    assert_eq!(r.per_assertion, vec![false, false]);
+    // And the `__main__` a candidate sees holds nothing of the harness.
+    let r = run(
+        "import __main__\nnames = [n for n in vars(__main__) if not n.startswith('__')]\n",
+        &["names == []"],
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
+
+#[test]
 fn sys_exit_in_the_candidate_is_an_error() {
     for code in [
         "import sys\nsys.exit(0)\n",
