@@ -1,13 +1,14 @@
 //! The five outcomes, with scores and details, and extraction end to end.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use execscope::plan::{self, Program};
 use execscope::postprocess::PostProcess;
-use execscope::sandbox::Outcome;
+use execscope::sandbox::{Interpreter, Limits, Outcome};
 use execscope::spec::{ProgramStyle, Task};
 
-use crate::util::{run, run_program, run_with};
+use crate::util::{program, python, run, run_program, run_with};
 
 #[test]
 fn a_correct_candidate_passes_with_score_one() {
@@ -206,4 +207,41 @@ fn an_unclosed_fence_has_no_code_block() {
         program_for(&t, "Here:\n```python\ndef inc(x):\n    return x + 1\n"),
         Err("no code block".into())
     );
+}
+
+#[test]
+fn the_compiled_harness_and_its_source_reach_the_same_verdicts() {
+    // Candidates normally load the harness compiled once by the interpreter;
+    // an interpreter without that code (one described, not resolved) runs the
+    // source. Both must judge alike, down to the detail and the line number.
+    let compiled = python();
+    assert!(
+        !compiled.harness_code.is_empty(),
+        "resolving compiles the harness"
+    );
+    let source = Interpreter {
+        harness_code: Default::default(),
+        ..compiled.clone()
+    };
+    let cases: [(&str, &[&str]); 4] = [
+        ("def f(x):\n    return x + 1\n", &["f(1) == 2", "f(2) == 4"]),
+        ("def f(x):\n    return 1 / x\n", &["f(0)"]),
+        ("def f(x)\n    return x\n", &["f(1)"]),
+        ("import socket\n", &["True"]),
+    ];
+    for (code, assertions) in cases {
+        let p = program(code, assertions);
+        let run = |py: &Interpreter| {
+            let r = execscope::sandbox::run_candidate(
+                py,
+                &Limits::default(),
+                Duration::from_secs(5),
+                &p,
+                None,
+            )
+            .expect("the sandbox itself should not fail");
+            (r.outcome, r.per_assertion, r.detail)
+        };
+        assert_eq!(run(compiled), run(&source), "{code}");
+    }
 }

@@ -118,6 +118,7 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
         executable: "/usr/bin/python3".into(),
         version: "3.11.7".into(),
         sys_path: vec![],
+        harness_code: Default::default(),
     };
     let settings = RunSettings::default();
     let input = |p: &str| InputRecord {

@@ -187,6 +187,7 @@ pub fn merge(
         executable: merged.python.executable.clone().into(),
         version: merged.python.version.clone(),
         sys_path: Vec::new(),
+        harness_code: Default::default(),
     };
     let store = merged.to_store();
     print(

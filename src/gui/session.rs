@@ -480,6 +480,7 @@ impl Session {
                         executable: PathBuf::from(&opened.python.executable),
                         version: opened.python.version.clone(),
                         sys_path: Vec::new(),
+                        harness_code: Default::default(),
                     },
                     tasks: opened.inputs.tasks.clone(),
                     generations: opened.inputs.generations.clone(),
@@ -504,6 +505,7 @@ impl Session {
             executable: PathBuf::new(),
             version: String::new(),
             sys_path: Vec::new(),
+            harness_code: Default::default(),
         };
         let (settings, python, elapsed, cancelled) = match &self.last_run {
             Some(end) => (

@@ -33,9 +33,47 @@ pub(super) fn clean_env(cmd: &mut Command, dir: &std::path::Path) {
         .current_dir(dir);
 }
 
+/// What a fresh interpreter runs when the harness comes compiled: it reads an
+/// 8-digit length and that many bytes of marshalled code from stdin (exactly,
+/// leaving the payload behind them unread) and runs them as `__main__`.
+const BOOT: &str = "import posix, marshal
+def _boot_read(n):
+    d = b''
+    while len(d) < n:
+        c = posix.read(0, n - len(d))
+        if not c:
+            raise SystemExit('execscope: the harness code was cut short')
+        d += c
+    return d
+exec(marshal.loads(_boot_read(int(_boot_read(8)))))
+";
+
+/// Digits of the harness code's length in front of the payload.
+const BOOT_LENGTH_DIGITS: usize = 8;
+
+/// The child's stdin: the compiled harness (when there is one), then the payload.
+fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
+    if python.harness_code.is_empty() {
+        return payload;
+    }
+    let code = &python.harness_code;
+    let mut input = Vec::with_capacity(BOOT_LENGTH_DIGITS + code.len() + payload.len());
+    input.extend_from_slice(
+        format!("{:0width$}", code.len(), width = BOOT_LENGTH_DIGITS).as_bytes(),
+    );
+    input.extend_from_slice(code);
+    input.extend_from_slice(&payload);
+    input
+}
+
 fn spawn(python: &Interpreter, dir: &std::path::Path, setup: ChildSetup) -> io::Result<Child> {
     let mut cmd = Command::new(&python.executable);
-    cmd.args(PYTHON_FLAGS).args(["-c", HARNESS]);
+    let program = if python.harness_code.is_empty() {
+        HARNESS
+    } else {
+        BOOT
+    };
+    cmd.args(PYTHON_FLAGS).args(["-c", program]);
     clean_env(&mut cmd, dir);
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -75,7 +113,7 @@ pub fn run_candidate_yielding(
         return Ok(early);
     }
     let token = payload::token();
-    let input = payload::encode(&token, program, limits, python);
+    let input = child_input(python, payload::encode(&token, program, limits, python));
     let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
 
     let t_begin = monotonic_ns();
