@@ -21,7 +21,7 @@ pub struct RunSettings {
     /// Limits for every candidate.
     pub limits: Limits,
     /// Candidates started at once. A candidate still running after 250 ms gives
-    /// its place to the next one, and after a second it is lowered in priority
+    /// its place to the next one at nice 5, and after a second drops to nice 19
     /// (at most eight times as many candidates run in all).
     pub workers: usize,
     /// Fast start: each worker keeps one warm interpreter that forks a fresh

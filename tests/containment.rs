@@ -238,3 +238,27 @@ fn rebinding_builtins_cannot_turn_a_failure_into_a_pass() {
     assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
     assert_eq!(r.per_assertion, vec![false, false]);
 }
+
+#[test]
+fn a_long_runner_is_lowered_in_priority_session_group_included() {
+    // After 250 ms a candidate hands its place on at nice 5, after 1 s it drops
+    // to nice 19. Each candidate leads its own session, and with the kernel's
+    // session autogroups (on by default on most desktops) a process's nice only
+    // ranks it inside its group, so the group's nice must follow or the
+    // demotion does nothing.
+    let autogroups = std::fs::read_to_string("/proc/sys/kernel/sched_autogroup_enabled")
+        .is_ok_and(|s| s.trim() == "1");
+    let code = "import os, time\ndef state():\n    try:\n        with open('/proc/self/autogroup') as f:\n            group = f.read().split()[-1]\n    except OSError:\n        group = None\n    return os.nice(0), group\ntime.sleep(0.5)\nearly = state()\ntime.sleep(0.9)\nlate = state()\n";
+    let (early, late) = if autogroups {
+        ("early == (5, '5')", "late == (19, '19')")
+    } else {
+        ("early[0] == 5", "late[0] == 19")
+    };
+    let r = run_with(
+        code,
+        &[early, late, "print(early, late) is None"],
+        &Limits::default(),
+        Duration::from_secs(5),
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
