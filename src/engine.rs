@@ -1,5 +1,6 @@
 //! The engine: a pool of worker threads that takes the jobs of a [`Plan`] in
-//! order, runs each in the sandbox and reports over a `flume` channel. A waker is
+//! the order of a [`Schedule`], runs each in the sandbox and reports over a
+//! `flume` channel. A waker is
 //! called after every send (the GUI passes `request_repaint`). Cancelling kills the
 //! running children at once. Results do not depend on the worker count.
 
@@ -13,6 +14,7 @@ use crate::plan::Plan;
 use crate::sandbox::{
     self, CancelToken, CandidateResult, Interpreter, Limits, Runner, SandboxError,
 };
+use crate::schedule::Schedule;
 use crate::store::Store;
 
 /// Settings of one run.
@@ -154,7 +156,7 @@ struct Shared {
     events: flume::Sender<EngineEvent>,
     waker: Waker,
     cancel: Arc<CancelToken>,
-    next: AtomicUsize,
+    schedule: Mutex<Schedule>,
     done: AtomicUsize,
     live: AtomicUsize,
     permits: Permits,
@@ -169,6 +171,10 @@ impl Shared {
             self.cancel.cancel();
         }
         (self.waker)();
+    }
+
+    fn lock_schedule(&self) -> std::sync::MutexGuard<'_, Schedule> {
+        self.schedule.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn timeout_for(&self, task: usize) -> Duration {
@@ -217,10 +223,22 @@ impl Shared {
                     self.permits.release();
                 }
             };
-            let index = self.next.fetch_add(1, Ordering::SeqCst);
-            let Some(job) = self.plan.jobs.get(index) else {
+            let next = self.lock_schedule().take();
+            let Some((index, job, hurried)) =
+                next.and_then(|(i, hurried)| Some((i, self.plan.jobs.get(i)?, hurried)))
+            else {
                 give_back();
                 break;
+            };
+            if hurried {
+                // Expected to run long: it starts as if it had handed its place on.
+                give_back();
+            }
+            // A long runner hands its place on, and its task's other samples,
+            // likely long too, go next.
+            let hand_off = || {
+                self.lock_schedule().hurry(job.task);
+                give_back();
             };
             self.send(EngineEvent::Started { job: index });
             let total_assertions = self
@@ -234,7 +252,7 @@ impl Shared {
                     self.timeout_for(job.task),
                     program,
                     Some(&self.cancel),
-                    &give_back,
+                    &hand_off,
                 ),
             };
             give_back();
@@ -270,6 +288,8 @@ pub fn start(
     let workers = settings.workers.max(1);
     let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));
     let runner = Runner::new(&python, &settings.limits, settings.fast_start);
+    let job_tasks: Vec<usize> = plan.jobs.iter().map(|j| j.task).collect();
+    let schedule = Schedule::new(&job_tasks, plan.tasks.len());
     let shared = Arc::new(Shared {
         plan,
         runner,
@@ -277,7 +297,7 @@ pub fn start(
         events,
         waker,
         cancel: Arc::clone(&cancel),
-        next: AtomicUsize::new(0),
+        schedule: Mutex::new(schedule),
         done: AtomicUsize::new(0),
         live: AtomicUsize::new(threads),
         permits: Permits {

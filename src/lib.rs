@@ -32,5 +32,6 @@ pub mod plan;
 pub mod postprocess;
 pub mod report;
 pub mod sandbox;
+pub mod schedule;
 pub mod spec;
 pub mod store;

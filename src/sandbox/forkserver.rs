@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use super::limits::{self, ChildSetup};
 use super::process::{self, PYTHON_FLAGS, Times};
 use super::supervise::{self, Exit, Input, Pipes, Watch, monotonic_ns, pipe_cloexec};
-use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, SandboxError};
+use super::{CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
 use super::{payload, reaper};
 use crate::plan::Program;
 
@@ -74,6 +74,14 @@ impl ForkServer {
     /// Starts a server for candidates run under `limits` and waits until it
     /// has loaded.
     pub fn start(python: &Interpreter, limits: &Limits) -> Result<ForkServer, SandboxError> {
+        let server = ForkServer::launch(python, limits)?;
+        server.ready(python)?;
+        Ok(server)
+    }
+
+    /// Starts a server and sends it its set-up, without waiting for it to load
+    /// (see [`ForkServer::ready`]), so several can load at once.
+    fn launch(python: &Interpreter, limits: &Limits) -> Result<ForkServer, SandboxError> {
         if !cfg!(target_os = "linux") {
             return Err(unusable(
                 python,
@@ -87,7 +95,8 @@ impl ForkServer {
         let (control_r, control_w) = pipe_cloexec()?;
         let setup = ChildSetup::server(limits, envelope_w.as_raw_fd(), control_w.as_raw_fd());
         let mut cmd = Command::new(&python.executable);
-        cmd.args(PYTHON_FLAGS).args(["-c", HARNESS, "serve"]);
+        cmd.args(PYTHON_FLAGS)
+            .args(["-c", process::harness_program(python), "serve"]);
         process::clean_env(&mut cmd, home.path());
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -135,19 +144,23 @@ impl ForkServer {
         let mut hello = format!("{}\n", init.len()).into_bytes();
         hello.extend_from_slice(&init);
         server
-            .send(&hello)
+            .send(&process::child_input(python, hello))
             .map_err(|e| unusable(python, format!("the fast-start server did not start: {e}")))?;
-        server.await_ready().map_err(|why| {
+        Ok(server)
+    }
+
+    /// Waits until a launched server has loaded; why not, with its stderr.
+    fn ready(&self, python: &Interpreter) -> Result<(), SandboxError> {
+        self.await_ready().map_err(|why| {
             let mut err = supervise::Stream::new();
             let mut buf = [0u8; 4096];
-            err.pump(server.stderr.as_raw_fd(), 4096, &mut buf);
+            err.pump(self.stderr.as_raw_fd(), 4096, &mut buf);
             let stderr = String::from_utf8_lossy(&err.excerpt).trim().to_owned();
             unusable(
                 python,
                 format!("the fast-start server did not start ({why}): {stderr}"),
             )
-        })?;
-        Ok(server)
+        })
     }
 
     /// Writes all of `data` to the server's command channel.
@@ -287,11 +300,14 @@ impl Drop for ForkServer {
     }
 }
 
+/// Where a [`Spawner`] takes requests: each brings the channel for its answer.
+type Requests = flume::Sender<flume::Sender<Result<ForkServer, SandboxError>>>;
+
 /// Starts fork servers on one thread that lives as long as the [`Runner`]: a
 /// server's parent-death signal fires when the *thread* that started it ends,
 /// and pooled servers outlive the worker threads that use them.
 struct Spawner {
-    requests: flume::Sender<flume::Sender<Result<ForkServer, SandboxError>>>,
+    requests: Requests,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -304,18 +320,22 @@ impl Spawner {
             .name("execscope-servers".into())
             .spawn(move || {
                 for reply in incoming.iter() {
-                    // A worker that stopped waiting drops its server here.
-                    let _ = reply.send(ForkServer::start(&python, &limits));
+                    // Only launched here: the worker waits for it to load, so
+                    // servers asked for at once load side by side. A worker
+                    // that stopped waiting drops its server here.
+                    let _ = reply.send(ForkServer::launch(&python, &limits));
                 }
             })?;
         Ok(Spawner { requests, thread })
     }
 
-    fn start(&self) -> Result<ForkServer, SandboxError> {
+    fn start(requests: &Requests, python: &Interpreter) -> Result<ForkServer, SandboxError> {
         let (reply, answer) = flume::bounded(1);
         let gone = || SandboxError::Spawn(io::Error::other("the server-starting thread ended"));
-        self.requests.send(reply).map_err(|_| gone())?;
-        answer.recv().map_err(|_| gone())?
+        requests.send(reply).map_err(|_| gone())?;
+        let server = answer.recv().map_err(|_| gone())??;
+        server.ready(python)?;
+        Ok(server)
     }
 }
 
@@ -344,14 +364,18 @@ impl Runner {
     }
 
     fn new_server(&self) -> Result<ForkServer, SandboxError> {
-        let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
-        if spawner.is_none() {
-            *spawner = Some(Spawner::new(&self.python, &self.limits)?);
-        }
-        match spawner.as_ref() {
-            Some(s) => s.start(),
-            None => Err(SandboxError::Spawn(io::Error::other("no server thread"))),
-        }
+        let requests = {
+            let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
+            if spawner.is_none() {
+                *spawner = Some(Spawner::new(&self.python, &self.limits)?);
+            }
+            match spawner.as_ref() {
+                Some(s) => s.requests.clone(),
+                None => return Err(SandboxError::Spawn(io::Error::other("no server thread"))),
+            }
+        };
+        // The lock is not held while the server loads.
+        Spawner::start(&requests, &self.python)
     }
 
     /// Runs one candidate; see [`run_candidate`](super::run_candidate) and

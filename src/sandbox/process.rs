@@ -51,8 +51,18 @@ exec(marshal.loads(_boot_read(int(_boot_read(8)))))
 /// Digits of the harness code's length in front of the payload.
 const BOOT_LENGTH_DIGITS: usize = 8;
 
+/// The `-c` program a fresh interpreter starts with: the boot when the harness
+/// comes compiled (see [`child_input`]), its source otherwise.
+pub(super) fn harness_program(python: &Interpreter) -> &'static str {
+    if python.harness_code.is_empty() {
+        HARNESS
+    } else {
+        BOOT
+    }
+}
+
 /// The child's stdin: the compiled harness (when there is one), then the payload.
-fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
+pub(super) fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
     if python.harness_code.is_empty() {
         return payload;
     }
@@ -68,12 +78,7 @@ fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
 
 fn spawn(python: &Interpreter, dir: &std::path::Path, setup: ChildSetup) -> io::Result<Child> {
     let mut cmd = Command::new(&python.executable);
-    let program = if python.harness_code.is_empty() {
-        HARNESS
-    } else {
-        BOOT
-    };
-    cmd.args(PYTHON_FLAGS).args(["-c", program]);
+    cmd.args(PYTHON_FLAGS).args(["-c", harness_program(python)]);
     clean_env(&mut cmd, dir);
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
