@@ -1,8 +1,8 @@
 //! The engine: a pool of worker threads that takes the jobs of a [`Plan`] in
 //! the order of a [`Schedule`], runs each in the sandbox and reports over a
-//! `flume` channel. A waker is
-//! called after every send (the GUI passes `request_repaint`). Cancelling kills the
-//! running children at once. Results do not depend on the worker count.
+//! `flume` channel. A waker is called after every send (the GUI passes
+//! `request_repaint`). Cancelling kills the running children at once. Results
+//! depend neither on the worker count nor on the order.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -152,3 +152,53 @@ fn cancel_kills_running_candidates_at_once() {
     );
     handle.join();
 }
+
+#[test]
+fn jobs_start_breadth_first_and_a_slow_tasks_samples_go_next() {
+    // Three tasks with three samples each; every sample of `slow` sleeps past
+    // the 250 ms hand-off. With one worker the start order is exact: the first
+    // sample of `slow`, then (once it has handed its place on) the other two
+    // samples of `slow`, then the rest breadth first.
+    let dir = crate::util::tempdir();
+    let tasks_path = dir.path().join("t.jsonl");
+    let task = |id: &str| {
+        format!(
+            r#"{{"task_id": "{id}", "category": "code_exec", "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none"}}"#
+        )
+    };
+    std::fs::write(&tasks_path, [task("slow"), task("a"), task("b")].join("\n")).unwrap();
+    let gens_path = dir.path().join("g.jsonl");
+    let mut lines = String::new();
+    for (id, code) in [
+        ("slow", "import time\\ntime.sleep(0.6)"),
+        ("a", "x = 1"),
+        ("b", "x = 2"),
+    ] {
+        for _ in 0..3 {
+            lines.push_str(&format!(
+                "{{\"task_id\": \"{id}\", \"generation\": \"{code}\"}}\n"
+            ));
+        }
+    }
+    std::fs::write(&gens_path, lines).unwrap();
+    let plan = Arc::new(Plan::build(
+        &spec::load_tasks(&tasks_path).unwrap(),
+        &generations::load_generations(&gens_path).unwrap(),
+    ));
+    let mut started = Vec::new();
+    let done = engine::run_blocking(&plan, python(), &settings(1), |e, _| {
+        if let EngineEvent::Started { job } = e {
+            started.push(*job);
+        }
+    })
+    .unwrap();
+    // Plan order is by task then sample: slow 0-2, a 3-5, b 6-8.
+    assert_eq!(started, vec![0, 1, 2, 3, 6, 4, 7, 5, 8]);
+    assert!(
+        done.store.candidates.iter().all(|c| c
+            .result
+            .as_ref()
+            .is_some_and(|r| r.outcome == Outcome::Pass)),
+        "every candidate passes whatever the order"
+    );
+}
