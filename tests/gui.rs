@@ -31,6 +31,16 @@ fn wait_for_run(harness: &mut Harness<'static, App>) {
     harness.run_steps(3);
 }
 
+/// The app as it is once its embedded demo has run (`--run`).
+fn finished_demo_run() -> Harness<'static, App> {
+    let mut harness = new_harness(Launch {
+        run: true,
+        ..Launch::default()
+    });
+    wait_for_run(&mut harness);
+    harness
+}
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")
@@ -62,11 +72,7 @@ fn pressing_run_on_the_demo_fills_the_grid_the_histogram_and_pass_at_k() {
 
 #[test]
 fn clicking_a_column_header_sorts_both_ways() {
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     harness.get_by_label("ms").click();
     harness.run_steps(2);
     let durations = |h: &Harness<'static, App>| -> Vec<u64> {
@@ -96,11 +102,7 @@ fn clicking_a_column_header_sorts_both_ways() {
 
 #[test]
 fn outcome_chips_and_histogram_focus_filter_the_grid() {
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     harness.get_by_label("pass 11").click();
     harness.run_steps(2);
     assert_eq!(harness.state().grid.rows.len(), 14, "pass rows hidden");
@@ -128,11 +130,7 @@ fn outcome_chips_and_histogram_focus_filter_the_grid() {
 
 #[test]
 fn the_search_box_filters_by_task_and_detail() {
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     harness
         .get_by_role_and_label(egui::accesskit::Role::TextInput, "🔍")
         .focus();
@@ -146,11 +144,7 @@ fn the_search_box_filters_by_task_and_detail() {
 
 #[test]
 fn selecting_a_row_shows_code_assertions_output_and_payload() {
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     harness.get_by_label("output overflow").click();
     harness.run_steps(2);
     let app = harness.state();
@@ -226,11 +220,7 @@ fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
 #[test]
 fn a_saved_run_reopens_without_running_and_exports_csv() {
     let dir = execscope_test_dir();
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     let run_path = dir.path().join("demo-run.json");
     harness.state_mut().push(Command::Export(
         execscope::gui::Export::RunFile,
@@ -435,11 +425,7 @@ fn a_grid_of_100000_rows_builds_frames_quickly() {
 
 #[test]
 fn a_finished_run_shows_the_confidence_band_around_the_curve() {
-    let mut harness = new_harness(Launch {
-        run: true,
-        ..Launch::default()
-    });
-    wait_for_run(&mut harness);
+    let mut harness = finished_demo_run();
     let derived = harness.state_mut().session.derived();
     // Five samples a task: the band spans k = 1..5 and holds the curve.
     assert_eq!(derived.band.len(), 5, "{:?}", derived.band);
