@@ -46,6 +46,8 @@ _eval = eval
 _int = int
 _stdout = sys.stdout
 _stderr = sys.stderr
+# The harness's own module, still referenced once `_prepare` has given
+# candidates an empty `__main__` in its place.
 _harness_module = sys.modules["__main__"]
 
 ENVELOPE_FD = 3

@@ -365,14 +365,12 @@ impl Runner {
 
     fn new_server(&self) -> Result<ForkServer, SandboxError> {
         let requests = {
-            let mut spawner = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
-            if spawner.is_none() {
-                *spawner = Some(Spawner::new(&self.python, &self.limits)?);
-            }
-            match spawner.as_ref() {
-                Some(s) => s.requests.clone(),
-                None => return Err(SandboxError::Spawn(io::Error::other("no server thread"))),
-            }
+            let mut slot = self.spawner.lock().unwrap_or_else(|e| e.into_inner());
+            let spawner = match &mut *slot {
+                Some(spawner) => spawner,
+                empty => empty.insert(Spawner::new(&self.python, &self.limits)?),
+            };
+            spawner.requests.clone()
         };
         // The lock is not held while the server loads.
         Spawner::start(&requests, &self.python)
