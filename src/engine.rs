@@ -23,7 +23,7 @@ pub struct RunSettings {
     /// Limits for every candidate.
     pub limits: Limits,
     /// Candidates started at once. A candidate still running after 250 ms gives
-    /// its place to the next one at nice 5, and after a second drops to nice 19
+    /// its place to the next one, and after a second it is lowered in priority
     /// (at most eight times as many candidates run in all).
     pub workers: usize,
     /// Fast start: each worker keeps one warm interpreter that forks a fresh
@@ -230,10 +230,6 @@ impl Shared {
                 give_back();
                 break;
             };
-            if hurried {
-                // Expected to run long: it starts as if it had handed its place on.
-                give_back();
-            }
             // A long runner hands its place on, and its task's other samples,
             // likely long too, go next.
             let hand_off = || {
@@ -241,6 +237,12 @@ impl Shared {
                 give_back();
             };
             self.send(EngineEvent::Started { job: index });
+            if hurried {
+                // Expected to run long: it starts as if it had handed its place
+                // on. Given back only now, so jobs are reported started in the
+                // order they were taken.
+                give_back();
+            }
             let total_assertions = self
                 .plan
                 .tasks
