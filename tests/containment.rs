@@ -10,6 +10,8 @@ use crate::util::{MODES, is_running, run, run_code_in, run_with};
 #[test]
 fn a_candidate_that_ignores_sigterm_still_times_out() {
     let code = "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n";
+    // Resolving the interpreter (once per test binary) is not part of the timing.
+    crate::util::python();
     let start = Instant::now();
     let r = run_with(
         code,
@@ -240,23 +242,19 @@ fn rebinding_builtins_cannot_turn_a_failure_into_a_pass() {
 }
 
 #[test]
-fn a_long_runner_is_lowered_in_priority_session_group_included() {
-    // After 250 ms a candidate hands its place on at nice 5, after 1 s it drops
-    // to nice 19. Each candidate leads its own session, and with the kernel's
-    // session autogroups (on by default on most desktops) a process's nice only
-    // ranks it inside its group, so the group's nice must follow or the
-    // demotion does nothing.
-    let autogroups = std::fs::read_to_string("/proc/sys/kernel/sched_autogroup_enabled")
-        .is_ok_and(|s| s.trim() == "1");
+fn a_long_runner_is_lowered_in_priority_but_its_session_group_is_not() {
+    // After 1 s a candidate's processes drop to nice 19. Its session's
+    // scheduling group (`/proc/self/autogroup`, where the kernel has them) keeps
+    // its nice: lowering it made slow but correct solutions time out on a busy
+    // machine.
     let code = "import os, time\ndef state():\n    try:\n        with open('/proc/self/autogroup') as f:\n            group = f.read().split()[-1]\n    except OSError:\n        group = None\n    return os.nice(0), group\ntime.sleep(0.5)\nearly = state()\ntime.sleep(0.9)\nlate = state()\n";
-    let (early, late) = if autogroups {
-        ("early == (5, '5')", "late == (19, '19')")
-    } else {
-        ("early[0] == 5", "late[0] == 19")
-    };
     let r = run_with(
         code,
-        &[early, late, "print(early, late) is None"],
+        &[
+            "early[0] == 0",
+            "late[0] == 19",
+            "early[1] in (None, '0') and late[1] in (None, '0')",
+        ],
         &Limits::default(),
         Duration::from_secs(5),
     );
