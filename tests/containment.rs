@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use execscope::sandbox::{Limits, Outcome};
+use execscope::sandbox::{Interpreter, Limits, Outcome, Runner};
 
-use crate::util::{MODES, is_running, run, run_code_in, run_with};
+use crate::util::{MODES, is_running, program, python, run, run_code_in, run_with};
 
 #[test]
 fn a_candidate_that_ignores_sigterm_still_times_out() {
@@ -259,4 +259,115 @@ fn a_long_runner_is_lowered_in_priority_but_its_session_group_is_not() {
         Duration::from_secs(5),
     );
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
+
+/// What a candidate process sees of how it was started: its descriptors, its
+/// signal mask and ignored signals, its session, its working directory.
+const START_STATE: &str = "import os
+fds = sorted(int(fd) for fd in os.listdir('/proc/self/fd'))
+status = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)
+print(fds)
+print(status['SigBlk'].strip(), status['SigIgn'].strip())
+print(os.getsid(0) == os.getpid() == os.getpgid(0), os.getcwd() == os.environ['HOME'])
+";
+
+#[test]
+fn a_candidate_starts_with_a_clean_slate_of_descriptors_and_signals() {
+    // A descriptor the host leaves open across exec, and a blocked and an
+    // ignored signal in the spawning thread: none of it may reach a candidate.
+    let file = std::fs::File::open("/proc/self/status").unwrap();
+    // SAFETY: dup of a valid descriptor; closed at the end of the test.
+    let leaked = unsafe { libc::dup(std::os::fd::AsRawFd::as_raw_fd(&file)) };
+    assert!(leaked > 0);
+    // SAFETY: setting SIGUSR2 to ignored; restored below.
+    let ignored_before = unsafe { libc::signal(libc::SIGUSR2, libc::SIG_IGN) };
+    // A plainly started interpreter (Command without set-up) for comparison.
+    let plain = std::process::Command::new(&python().executable)
+        .args(["-S", "-c", START_STATE])
+        .env("HOME", "/")
+        .current_dir("/")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+    let plain_signals = plain.lines().nth(1).unwrap().to_owned();
+    // SAFETY: blocking SIGUSR1 in this test's own thread; unblocked below.
+    let blocked = unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGUSR1);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    };
+    for fast in MODES {
+        let r = run_code_in(
+            fast,
+            START_STATE,
+            &Limits::default(),
+            Duration::from_secs(3),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        let lines: Vec<&str> = r.stdout.lines().collect();
+        // The standard streams, the result channel, and listdir's own descriptor.
+        assert_eq!(
+            lines[0], "[0, 1, 2, 3, 4]",
+            "fast start {fast}: descriptors"
+        );
+        // Nothing blocked; ignored what python itself ignores (SIGPIPE,
+        // SIGXFSZ) plus what the host ignored (SIGUSR2, as an exec inherits).
+        let (blk, ign) = lines[1].split_once(' ').unwrap();
+        let (plain_blk, plain_ign) = plain_signals.split_once(' ').unwrap();
+        assert_eq!(
+            blk, "0000000000000000",
+            "fast start {fast}: blocked signals"
+        );
+        assert_eq!(blk, plain_blk);
+        // The standard signals only: glibc's own spawn leaves its internal
+        // real-time signals ignored. (A fork server may have been started
+        // before SIGUSR2 was ignored.)
+        let usr2 = 1u64 << (libc::SIGUSR2 - 1);
+        let standard = (1u64 << 31) - 1;
+        let mask = u64::from_str_radix(ign, 16).unwrap();
+        let plain_mask = u64::from_str_radix(plain_ign, 16).unwrap();
+        assert_eq!(
+            mask & standard & !usr2,
+            plain_mask & standard & !usr2,
+            "fast start {fast}: ignored signals"
+        );
+        assert!(fast || mask & usr2 != 0, "an ignored signal is inherited");
+        assert_eq!(
+            lines[2], "True True",
+            "fast start {fast}: session leader in its own dir"
+        );
+    }
+    // SAFETY: undoing the changes above.
+    unsafe {
+        libc::signal(libc::SIGUSR2, ignored_before);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &blocked, std::ptr::null_mut());
+        libc::close(leaked);
+    }
+}
+
+#[test]
+fn an_interpreter_that_cannot_be_started_is_a_spawn_error_naming_it() {
+    let missing = Interpreter {
+        executable: "/nonexistent/execscope-test/python3".into(),
+        ..python().clone()
+    };
+    for fast in MODES {
+        let err = Runner::new(&missing, &Limits::default(), fast)
+            .run(
+                Duration::from_secs(3),
+                &program("x = 1", &["x == 1"]),
+                None,
+                &|| {},
+            )
+            .expect_err("nothing to start");
+        let message = err.to_string();
+        assert!(
+            message.contains("/nonexistent/execscope-test/python3")
+                && message.contains("No such file"),
+            "fast start {fast}: {message}"
+        );
+    }
 }

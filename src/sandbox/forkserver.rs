@@ -8,16 +8,14 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::limits::{self, ChildSetup};
-use super::process::{self, PYTHON_FLAGS, Times};
+use super::process::{self, Times};
 use super::supervise::{self, Exit, Input, Pipes, Watch, monotonic_ns, pipe_cloexec};
 use super::{CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
-use super::{payload, reaper};
+use super::{payload, reaper, spawn};
 use crate::plan::Program;
 
 /// Modules a fork server imports once, so its children do not pay for them:
@@ -42,7 +40,6 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One warm interpreter that forks a child per candidate.
 pub struct ForkServer {
-    child: Child,
     pid: libc::pid_t,
     commands: OwnedFd,
     control: OwnedFd,
@@ -94,43 +91,21 @@ impl ForkServer {
         let (envelope_r, envelope_w) = pipe_cloexec()?;
         let (control_r, control_w) = pipe_cloexec()?;
         let setup = ChildSetup::server(limits, envelope_w.as_raw_fd(), control_w.as_raw_fd());
-        let mut cmd = Command::new(&python.executable);
-        cmd.args(PYTHON_FLAGS)
-            .args(["-c", process::harness_program(python), "serve"]);
-        process::clean_env(&mut cmd, home.path());
-        cmd.stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        // SAFETY: `ChildSetup::apply` only makes async-signal-safe calls.
-        unsafe {
-            cmd.pre_exec(move || setup.apply());
-        }
-        let mut child = reaper::spawn_registered(|| cmd.spawn(), |c: &Child| c.id() as i32)
-            .map_err(|e| {
-                SandboxError::Spawn(io::Error::new(
-                    e.kind(),
-                    format!("{}: {e}", python.executable.display()),
-                ))
-            })?;
+        let child = spawn::start_harness(python, &["serve"], home.path(), setup).map_err(|e| {
+            SandboxError::Spawn(io::Error::new(
+                e.kind(),
+                format!("{}: {e}", python.executable.display()),
+            ))
+        })?;
         drop((envelope_w, control_w));
-        let pid = child.id() as libc::pid_t;
+        let pid = child.pid;
         supervise::set_nonblocking(control_r.as_raw_fd());
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            supervise::kill_group(pid);
-            let _ = child.wait();
-            reaper::finished(pid);
-            return Err(SandboxError::Spawn(io::Error::other(
-                "no pipes to the server",
-            )));
-        };
         let server = ForkServer {
-            child,
             pid,
-            commands: OwnedFd::from(stdin),
+            commands: child.stdin,
             control: control_r,
-            stdout: OwnedFd::from(stdout),
-            stderr: OwnedFd::from(stderr),
+            stdout: child.stdout,
+            stderr: child.stderr,
             envelope: envelope_r,
             _home: home,
         };
@@ -295,7 +270,7 @@ impl ForkServer {
 impl Drop for ForkServer {
     fn drop(&mut self) {
         supervise::kill_group(self.pid);
-        let _ = self.child.wait();
+        spawn::wait(self.pid);
         reaper::finished(self.pid);
     }
 }

@@ -97,7 +97,24 @@ impl ChildSetup {
         }
     }
 
-    /// Runs in the child between fork and exec.
+    /// This set-up with the child's stdin, stdout and stderr placed too (for a
+    /// spawn that does not place them itself).
+    pub(super) fn with_stdio(&self, [stdin, stdout, stderr]: [RawFd; 3]) -> ChildSetup {
+        let mut setup = self.clone();
+        setup
+            .fds
+            .splice(0..0, [(stdin, 0), (stdout, 1), (stderr, 2)]);
+        setup
+    }
+
+    /// Whether the set-up can run in a child that shares the host's memory
+    /// until exec: not when it enters a namespace (a user namespace refuses a
+    /// process sharing its address space).
+    pub(super) fn shares_memory_safely(&self) -> bool {
+        self.network.is_none()
+    }
+
+    /// Runs in the child between fork (or clone) and exec.
     pub(super) fn apply(&self) -> io::Result<()> {
         // SAFETY: only async-signal-safe calls on memory prepared before fork.
         unsafe {
@@ -113,7 +130,7 @@ impl ChildSetup {
                 }
             }
             // Copied high first, so that placing one cannot overwrite another.
-            let mut high = [0 as RawFd; 4];
+            let mut high = [0 as RawFd; 8];
             for (i, &(ours, _)) in self.fds.iter().enumerate().take(high.len()) {
                 high[i] = libc::fcntl(ours, libc::F_DUPFD_CLOEXEC, 64);
                 if high[i] == -1 {

@@ -10,6 +10,7 @@ mod limits;
 mod payload;
 mod process;
 mod reaper;
+mod spawn;
 mod supervise;
 
 use std::time::Duration;

@@ -3,9 +3,8 @@
 //! poll loop, then what was observed mapped to one of the five outcomes.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, Stdio};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 use super::limits::ChildSetup;
@@ -15,23 +14,11 @@ use super::supervise::{
 use super::{
     CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Outcome, SandboxError, Timing,
 };
-use super::{payload, reaper};
+use super::{payload, reaper, spawn};
 use crate::plan::Program;
 
 /// The interpreter flags every candidate (and every fork server) starts with.
 pub(super) const PYTHON_FLAGS: [&str; 3] = ["-s", "-S", "-B"];
-
-/// The cleaned environment of a candidate whose home and temp dir is `dir`.
-pub(super) fn clean_env(cmd: &mut Command, dir: &std::path::Path) {
-    cmd.env_clear()
-        .env("PYTHONHASHSEED", "0")
-        .env("PYTHONIOENCODING", "utf-8")
-        .env("LANG", "C.UTF-8")
-        .env("PATH", "/usr/bin:/bin")
-        .env("HOME", dir)
-        .env("TMPDIR", dir)
-        .current_dir(dir);
-}
 
 /// What a fresh interpreter runs when the harness comes compiled: it reads an
 /// 8-digit length and that many bytes of marshalled code from stdin (exactly,
@@ -76,20 +63,6 @@ pub(super) fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
     input
 }
 
-fn spawn(python: &Interpreter, dir: &std::path::Path, setup: ChildSetup) -> io::Result<Child> {
-    let mut cmd = Command::new(&python.executable);
-    cmd.args(PYTHON_FLAGS).args(["-c", harness_program(python)]);
-    clean_env(&mut cmd, dir);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    // SAFETY: `ChildSetup::apply` only makes async-signal-safe calls.
-    unsafe {
-        cmd.pre_exec(move || setup.apply());
-    }
-    reaper::spawn_registered(|| cmd.spawn(), |c: &Child| c.id() as i32)
-}
-
 /// Runs one candidate to completion and maps what happened to a result.
 ///
 /// `Err` only for host problems (cannot spawn) and cancellation; anything the
@@ -125,7 +98,7 @@ pub fn run_candidate_yielding(
     let started = Instant::now();
     let (envelope_r, envelope_w) = pipe_cloexec()?;
     let setup = ChildSetup::candidate(limits, timeout, envelope_w.as_raw_fd());
-    let mut child = spawn(python, dir.path(), setup).map_err(|e| {
+    let child = spawn::start_harness(python, &[], dir.path(), setup).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
             format!("{}: {e}", python.executable.display()),
@@ -133,17 +106,9 @@ pub fn run_candidate_yielding(
     })?;
     drop(envelope_w);
     let t_spawned = monotonic_ns();
-    let pid = child.id() as libc::pid_t;
-    let stdin = child.stdin.take().map(OwnedFd::from).map(Input::Owned);
-    let stdout = child.stdout.take().map(OwnedFd::from);
-    let stderr = child.stderr.take().map(OwnedFd::from);
-    let (Some(stdout), Some(stderr)) = (stdout, stderr) else {
-        supervise::kill_group(pid);
-        let _ = child.wait();
-        return Err(SandboxError::Spawn(io::Error::other(
-            "the child has no output pipes",
-        )));
-    };
+    let pid = child.pid;
+    let stdin = Some(Input::Owned(child.stdin));
+    let (stdout, stderr) = (child.stdout, child.stderr);
     let exit = Exit::Child {
         pid,
         pidfd: supervise::pidfd(pid),
@@ -161,7 +126,7 @@ pub fn run_candidate_yielding(
         on_demote,
     };
     let observed = supervise::supervise(&exit, stdin, &input, &pipes, &watch);
-    let status = child.wait().ok().map(|s| s.into_raw());
+    let status = spawn::wait(pid);
     let t_reaped = monotonic_ns();
     let duration_ms = started.elapsed().as_millis() as u64;
     reaper::finished(pid);
