@@ -19,7 +19,7 @@ pub(super) const CONTROL_FD: RawFd = 4;
 /// One resource limit: resource, soft, hard.
 pub(super) type Rlimit = (RlimitResource, libc::rlim_t, libc::rlim_t);
 
-/// Everything the forked child needs, computed in the parent.
+/// Everything the child needs, computed in the parent.
 #[derive(Debug, Clone)]
 pub(super) struct ChildSetup {
     /// Descriptors to place: (ours, the number the child sees).

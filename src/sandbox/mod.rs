@@ -106,9 +106,11 @@ impl std::fmt::Display for Outcome {
 /// Where a candidate's wall-clock time went, in microseconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
-    /// Creating the process (fork and exec).
+    /// Creating the process: until the new process execs (fresh) or is
+    /// forked (fast start).
     pub spawn_us: u64,
-    /// Interpreter start-up until the harness ran its first line.
+    /// The exec and the interpreter's start-up, until the harness ran its
+    /// first line.
     pub startup_us: u64,
     /// Setup, candidate code and assertions.
     pub candidate_us: u64,
