@@ -146,8 +146,8 @@ impl Permits {
     }
 }
 
-/// Extra threads per worker, for candidates that were demoted (long runners,
-/// usually about to time out) and no longer hold a worker's place.
+/// Extra threads per worker, for candidates that handed their worker's place
+/// on (long runners, usually about to time out, and ones that mostly wait).
 const THREADS_PER_WORKER: usize = 8;
 
 struct Shared {
@@ -216,7 +216,7 @@ impl Shared {
             if !self.permits.acquire(&self.cancel) {
                 break;
             }
-            // The permit is given back when the candidate ends or is demoted.
+            // The permit is given back when the candidate ends or hands it on.
             let held = AtomicBool::new(true);
             let give_back = || {
                 if held.swap(false, Ordering::SeqCst) {
@@ -224,25 +224,17 @@ impl Shared {
                 }
             };
             let next = self.lock_schedule().take();
-            let Some((index, job, hurried)) =
-                next.and_then(|(i, hurried)| Some((i, self.plan.jobs.get(i)?, hurried)))
-            else {
+            let Some((index, job)) = next.and_then(|i| Some((i, self.plan.jobs.get(i)?))) else {
                 give_back();
                 break;
             };
             // A long runner hands its place on, and its task's other samples,
-            // likely long too, go next.
+            // likely long too, go next (each still waits for a place).
             let hand_off = || {
                 self.lock_schedule().hurry(job.task);
                 give_back();
             };
             self.send(EngineEvent::Started { job: index });
-            if hurried {
-                // Expected to run long: it starts as if it had handed its place
-                // on. Given back only now, so jobs are reported started in the
-                // order they were taken.
-                give_back();
-            }
             let total_assertions = self
                 .plan
                 .tasks

@@ -9,11 +9,11 @@
 //!   remaining samples moved to the front: samples of one task tend to behave
 //!   alike, and starting the likely long runners early lets their timeouts run
 //!   out while the quick candidates are still being evaluated, instead of
-//!   after them. They do not wait for a worker's place either (the engine
-//!   starts them as if they had already handed it on), so a cluster of them
-//!   cannot hold every place at once. On the real HumanEval samples the ten
-//!   that time out all belong to one task, two-thirds of the way through the
-//!   file.
+//!   after them. They still wait for a worker's place like any other: started
+//!   all at once, a cluster of slow but correct solutions would split the cores
+//!   between them and time out where one at a time each passes. On the real
+//!   HumanEval samples the ten that time out all belong to one task,
+//!   two-thirds of the way through the file.
 
 use std::collections::VecDeque;
 
@@ -59,24 +59,23 @@ impl Schedule {
         }
     }
 
-    /// The next job to start and whether it belongs to a hurried task (one
-    /// expected to run long), or `None` when every job has been handed out.
-    pub fn take(&mut self) -> Option<(usize, bool)> {
-        let (job, hurried) = loop {
+    /// The next job to start, or `None` when every job has been handed out.
+    pub fn take(&mut self) -> Option<usize> {
+        let job = loop {
             if let Some(job) = self.urgent.pop_front() {
                 if !self.taken[job] {
-                    break (job, true);
+                    break job;
                 }
                 continue;
             }
             let job = *self.order.get(self.cursor)?;
             self.cursor += 1;
             if !self.taken[job] {
-                break (job, false);
+                break job;
             }
         };
         self.taken[job] = true;
-        Some((job, hurried))
+        Some(job)
     }
 
     /// A job of `task` runs long: its task's jobs not yet started go next.
@@ -98,7 +97,7 @@ mod tests {
     use super::Schedule;
 
     fn drain(s: &mut Schedule) -> Vec<usize> {
-        std::iter::from_fn(|| s.take().map(|(job, _)| job)).collect()
+        std::iter::from_fn(|| s.take()).collect()
     }
 
     #[test]
@@ -112,13 +111,13 @@ mod tests {
     #[test]
     fn a_hurried_task_goes_next_and_every_job_still_runs_once() {
         let mut s = Schedule::new(&[0, 0, 0, 1, 1, 1, 2, 2, 2], 3);
-        assert_eq!(s.take(), Some((0, false)));
-        assert_eq!(s.take(), Some((3, false)));
-        assert_eq!(s.take(), Some((6, false)));
+        assert_eq!(s.take(), Some(0));
+        assert_eq!(s.take(), Some(3));
+        assert_eq!(s.take(), Some(6));
         s.hurry(2);
         s.hurry(2);
-        assert_eq!(s.take(), Some((7, true)));
-        assert_eq!(s.take(), Some((8, true)));
+        assert_eq!(s.take(), Some(7));
+        assert_eq!(s.take(), Some(8));
         assert_eq!(drain(&mut s), vec![1, 4, 2, 5]);
         // Hurrying a finished task, or one that does not exist, changes nothing.
         s.hurry(0);

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use execscope::sandbox::{Interpreter, Limits, Outcome, Runner};
 
-use crate::util::{MODES, is_running, program, python, run, run_code_in, run_with};
+use crate::util::{MODES, cpu_to_spare, is_running, program, python, run, run_code_in, run_with};
 
 #[test]
 fn a_candidate_that_ignores_sigterm_still_times_out() {
@@ -242,21 +242,43 @@ fn rebinding_builtins_cannot_turn_a_failure_into_a_pass() {
 }
 
 #[test]
-fn a_long_runner_is_lowered_in_priority_but_its_session_group_is_not() {
-    // After 1 s a candidate's processes drop to nice 19. Its session's
-    // scheduling group (`/proc/self/autogroup`, where the kernel has them) keeps
-    // its nice: lowering it made slow but correct solutions time out on a busy
-    // machine.
-    let code = "import os, time\ndef state():\n    try:\n        with open('/proc/self/autogroup') as f:\n            group = f.read().split()[-1]\n    except OSError:\n        group = None\n    return os.nice(0), group\ntime.sleep(0.5)\nearly = state()\ntime.sleep(0.9)\nlate = state()\n";
+fn a_candidate_keeps_full_priority_until_it_has_used_half_its_timeout_on_a_cpu() {
+    // With a 4 s timeout a candidate may use 2 s of CPU at full priority. One
+    // that waits is never lowered; one that computes is lowered (its processes
+    // and its session's scheduling group, `/proc/self/autogroup`, where the
+    // kernel has them; the two change one after the other) only once it has
+    // used that much.
+    let _cpu = cpu_to_spare();
+    let code = "import os, time
+def state():
+    try:
+        with open('/proc/self/autogroup') as f:
+            group = f.read().split()[-1]
+    except OSError:
+        group = None
+    return os.nice(0), group
+time.sleep(0.3)
+waited = state()
+while time.process_time() < 1.2:
+    pass
+busy = state()
+while state() == busy and time.process_time() < 3.0:
+    pass
+lowered_at = time.process_time()
+while state()[1] == '0' and time.process_time() < lowered_at + 0.2:
+    pass
+lowered = state()
+";
     let r = run_with(
         code,
         &[
-            "early[0] == 0",
-            "late[0] == 19",
-            "early[1] in (None, '0') and late[1] in (None, '0')",
+            "waited[0] == 0 and waited[1] in (None, '0')",
+            "busy[0] == 0 and busy[1] in (None, '0')",
+            "lowered[0] == 19 and lowered[1] in (None, '19')",
+            "1.9 <= lowered_at < 2.5",
         ],
         &Limits::default(),
-        Duration::from_secs(5),
+        Duration::from_secs(4),
     );
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
 }

@@ -154,6 +154,47 @@ fn cancel_kills_running_candidates_at_once() {
 }
 
 #[test]
+fn slow_but_correct_samples_of_one_task_all_pass_in_both_modes() {
+    // Twelve samples that each need 0.5 s of CPU, with a 2 s timeout, next to
+    // quick ones. One at a time on each of two workers, every one passes.
+    // Started together once the first ran long, they would split the two cores
+    // twelve ways and time out (as they did before the hand-off waited for a
+    // CPU-time budget).
+    let _cpu = crate::util::cpu_to_spare();
+    let dir = crate::util::tempdir();
+    let tasks_path = dir.path().join("t.jsonl");
+    let task = |id: &str| {
+        format!(
+            r#"{{"task_id": "{id}", "category": "code_exec", "prompt": "p", "targets": ["f() == 1"], "metric_name": "code_exec", "post_process": "none", "metadata": {{"timeout_s": 2}}}}"#
+        )
+    };
+    std::fs::write(&tasks_path, [task("slow"), task("quick")].join("\n")).unwrap();
+    let gens_path = dir.path().join("g.jsonl");
+    let slow = "{\"task_id\": \"slow\", \"generation\": \"import time\\ndef f():\\n    while time.process_time() < 0.5:\\n        pass\\n    return 1\"}\n";
+    let quick = "{\"task_id\": \"quick\", \"generation\": \"def f():\\n    return 1\"}\n";
+    std::fs::write(&gens_path, slow.repeat(12) + &quick.repeat(12)).unwrap();
+    let plan = Arc::new(Plan::build(
+        &spec::load_tasks(&tasks_path).unwrap(),
+        &generations::load_generations(&gens_path).unwrap(),
+    ));
+    for fast_start in [false, true] {
+        let settings = RunSettings {
+            workers: 2,
+            fast_start,
+            ..RunSettings::default()
+        };
+        let done = engine::run_blocking(&plan, python(), &settings, |_, _| {}).unwrap();
+        let outcomes: Vec<Outcome> = done
+            .store
+            .candidates
+            .iter()
+            .map(|c| c.result.as_ref().unwrap().outcome)
+            .collect();
+        assert_eq!(outcomes, vec![Outcome::Pass; 24], "fast start {fast_start}");
+    }
+}
+
+#[test]
 fn jobs_start_breadth_first_and_a_slow_tasks_samples_go_next() {
     // Three tasks with three samples each; every sample of `slow` sleeps past
     // the 250 ms hand-off. With one worker the start order is exact: the first

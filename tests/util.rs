@@ -101,3 +101,10 @@ pub fn is_running(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// Held by the tests whose candidates must get a known amount of CPU time
+/// before their timeout, so two of them do not squeeze each other's share.
+pub fn cpu_to_spare() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

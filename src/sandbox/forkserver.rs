@@ -203,7 +203,7 @@ impl ForkServer {
         timeout: Duration,
         program: &Program,
         cancel: Option<&CancelToken>,
-        on_demote: &dyn Fn(),
+        on_hand_off: &dyn Fn(),
     ) -> Result<(CandidateResult, bool), SandboxError> {
         if let Some(early) = process::before_running(program, cancel)? {
             return Ok((early, true));
@@ -240,7 +240,7 @@ impl ForkServer {
             started,
             timeout,
             cancel,
-            on_demote,
+            on_hand_off,
         };
         let input = Some(Input::Borrowed(self.commands.as_raw_fd()));
         let observed = supervise::supervise(&exit, input, &command, &pipes, &watch);
@@ -358,7 +358,7 @@ impl Runner {
         timeout: Duration,
         program: &Program,
         cancel: Option<&CancelToken>,
-        on_demote: &dyn Fn(),
+        on_hand_off: &dyn Fn(),
     ) -> Result<CandidateResult, SandboxError> {
         if !self.fast_start {
             return process::run_candidate_yielding(
@@ -367,7 +367,7 @@ impl Runner {
                 timeout,
                 program,
                 cancel,
-                on_demote,
+                on_hand_off,
             );
         }
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
@@ -381,7 +381,7 @@ impl Runner {
             timeout,
             program,
             cancel,
-            on_demote,
+            on_hand_off,
         )?;
         if usable {
             self.idle

