@@ -70,6 +70,28 @@ def run_floor(python, n, workers):
     return time.monotonic() - start
 
 
+def slow_samples(workdir):
+    """A HumanEval-format set where scheduling decides verdicts: twelve correct
+    samples of one task that each need 0.5 s of CPU (run with a 2 s timeout),
+    among twenty tasks of twelve quick ones. Returns (problems, samples)."""
+    check = "def check(candidate):\n    assert candidate() == 1\n"
+    problems = [{"task_id": "Slow/0", "prompt": "import time\n\n\ndef f():\n", "entry_point": "f",
+                 "canonical_solution": "", "test": check}]
+    samples = [{"task_id": "Slow/0",
+                "completion": "    while time.process_time() < 0.5:\n        pass\n    return 1\n"}] * 12
+    for t in range(20):
+        problems.append({"task_id": f"Quick/{t}", "prompt": "def f():\n", "entry_point": "f",
+                         "canonical_solution": "", "test": check})
+        samples += [{"task_id": f"Quick/{t}", "completion": "    return 1\n"}] * 12
+    paths = []
+    for name, records in (("problems.jsonl", problems), ("samples.jsonl", samples)):
+        path = os.path.join(workdir, name)
+        with open(path, "w") as f:
+            f.writelines(json.dumps(r) + "\n" for r in records)
+        paths.append(path)
+    return paths
+
+
 def compare(he_results, run):
     """Pairs the k-th sample of each task in both and lists disagreements."""
     ours = {(c["task_id"], c["sample"]): c for c in run["candidates"]}
@@ -100,6 +122,9 @@ def main():
     p.add_argument("--timeout", type=float, default=3.0)
     p.add_argument("--canonical", action="store_true",
                    help="use HumanEval's canonical solutions as the samples (no timeouts)")
+    p.add_argument("--slow-samples", action="store_true",
+                   help="use twelve correct samples needing 0.5 s of CPU each among quick ones, "
+                        "2 s timeout (verdicts that depend on scheduling)")
     p.add_argument("--floor", action="store_true",
                    help="also time as many bare starts of the interpreter (the default mode's floor)")
     p.add_argument("--python", default="python3", help="the interpreter execscope runs (for --floor)")
@@ -115,6 +140,9 @@ def main():
                                             "completion": task["canonical_solution"]}) + "\n")
         canonical.close()
         a.samples = canonical.name
+    if a.slow_samples:
+        a.problems, a.samples = slow_samples(tempfile.mkdtemp(prefix="execscope-slow-"))
+        a.timeout = 2.0
     n = sum(1 for _ in open(a.samples))
     print(f"{n} samples, {a.workers} workers, timeout {a.timeout} s, {a.rounds} alternating rounds")
     python = subprocess.run([a.python, "-c", "import sys; print(sys.executable)"],

@@ -22,9 +22,10 @@ use crate::store::Store;
 pub struct RunSettings {
     /// Limits for every candidate.
     pub limits: Limits,
-    /// Candidates started at once. A candidate still running after 250 ms gives
-    /// its place to the next one, and after a second it is lowered in priority
-    /// (at most eight times as many candidates run in all).
+    /// Candidates running at full priority. A candidate gives its place to the
+    /// next one once it has used half its timeout on a CPU (it is lowered in
+    /// priority then) or when it mostly sleeps (at most eight times as many
+    /// candidates run in all).
     pub workers: usize,
     /// Fast start: each worker keeps one warm interpreter that forks a fresh
     /// child per candidate (same limits, group, denylist and envelope).

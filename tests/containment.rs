@@ -283,6 +283,100 @@ lowered = state()
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
 }
 
+#[test]
+fn a_candidate_computing_in_a_thread_is_lowered_too() {
+    // The main thread only waits for the worker thread; the process's CPU time
+    // counts. With a 4 s timeout it is lowered after 2 s of CPU.
+    let _cpu = cpu_to_spare();
+    let code = "import os, threading, time
+def work():
+    while os.nice(0) == 0 and time.process_time() < 3.0:
+        pass
+t = threading.Thread(target=work)
+t.start()
+t.join()
+lowered_at = time.process_time()
+";
+    let r = run_with(
+        code,
+        &["os.nice(0) == 19", "1.9 <= lowered_at < 2.5"],
+        &Limits::default(),
+        Duration::from_secs(4),
+    );
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+}
+
+/// Busy loops, each in a session of its own (so the kernel's session groups
+/// do not merge them), killed when dropped.
+struct Hogs(Vec<std::process::Child>);
+
+impl Hogs {
+    fn start(n: usize) -> Hogs {
+        use std::os::unix::process::CommandExt;
+        Hogs(
+            (0..n)
+                .map(|_| {
+                    let mut cmd = std::process::Command::new(&python().executable);
+                    cmd.args(["-S", "-c", "while True: pass"]);
+                    // SAFETY: setsid is async-signal-safe.
+                    unsafe {
+                        cmd.pre_exec(|| {
+                            libc::setsid();
+                            Ok(())
+                        })
+                    };
+                    cmd.spawn().unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn a_candidate_waiting_for_a_cpu_keeps_its_place_and_a_sleeping_one_hands_it_on() {
+    // Two busy loops per core leave a computing candidate well under half a
+    // core: most of its time it waits for a CPU, which is not waiting on
+    // anything of its own, so it keeps its worker's place (handing it on would
+    // start more candidates at once). One that sleeps hands it on.
+    let _cpu = cpu_to_spare();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let _hogs = Hogs::start(2 * cores);
+    std::thread::sleep(Duration::from_millis(200));
+    let busy = program(
+        "import time\nwhile time.process_time() < 0.6:\n    pass\n",
+        &["True"],
+    );
+    let sleepy = program("import time\ntime.sleep(0.6)\n", &["True"]);
+    for fast_start in MODES {
+        let runner = Runner::new(python(), &Limits::default(), fast_start);
+        for (program, hands_off) in [(&busy, false), (&sleepy, true)] {
+            let handed = std::sync::atomic::AtomicBool::new(false);
+            let r = runner
+                .run(Duration::from_secs(8), program, None, &|| {
+                    handed.store(true, std::sync::atomic::Ordering::SeqCst)
+                })
+                .unwrap();
+            assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+            assert_eq!(
+                handed.load(std::sync::atomic::Ordering::SeqCst),
+                hands_off,
+                "fast start {fast_start}, {:?}, {} ms",
+                program.code,
+                r.duration_ms
+            );
+        }
+    }
+}
+
 /// What a candidate process sees of how it was started: its descriptors, its
 /// signal mask and ignored signals, its session, its working directory.
 const START_STATE: &str = "import os

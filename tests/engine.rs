@@ -154,7 +154,7 @@ fn cancel_kills_running_candidates_at_once() {
 }
 
 #[test]
-fn slow_but_correct_samples_of_one_task_all_pass_in_both_modes() {
+fn slow_but_correct_samples_of_one_task_all_pass() {
     // Twelve samples that each need 0.5 s of CPU, with a 2 s timeout, next to
     // quick ones. One at a time on each of two workers, every one passes.
     // Started together once the first ran long, they would split the two cores
@@ -177,9 +177,9 @@ fn slow_but_correct_samples_of_one_task_all_pass_in_both_modes() {
         &spec::load_tasks(&tasks_path).unwrap(),
         &generations::load_generations(&gens_path).unwrap(),
     ));
-    for fast_start in [false, true] {
+    for (workers, fast_start) in [(2, false), (2, true)] {
         let settings = RunSettings {
-            workers: 2,
+            workers,
             fast_start,
             ..RunSettings::default()
         };
@@ -190,7 +190,11 @@ fn slow_but_correct_samples_of_one_task_all_pass_in_both_modes() {
             .iter()
             .map(|c| c.result.as_ref().unwrap().outcome)
             .collect();
-        assert_eq!(outcomes, vec![Outcome::Pass; 24], "fast start {fast_start}");
+        assert_eq!(
+            outcomes,
+            vec![Outcome::Pass; 24],
+            "{workers} workers, fast start {fast_start}"
+        );
     }
 }
 

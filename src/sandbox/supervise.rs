@@ -57,31 +57,60 @@ fn lower_priority(pgid: libc::pid_t, nice: libc::c_int) {
 /// How a candidate has spent its time so far.
 #[derive(Debug, Clone, Copy)]
 struct Usage {
-    /// On a CPU.
+    /// CPU time of the whole process (all its threads).
     cpu: Duration,
-    /// Ready to run but waiting for a CPU.
-    queued: Duration,
+    /// Time its main thread was running or ready to run (waiting for a CPU):
+    /// the rest of its life it slept.
+    awake: Duration,
 }
 
-/// The time process `pid`'s main thread has spent on a CPU and waiting for
-/// one, from `/proc/<pid>/schedstat`; `None` where that cannot be read.
-fn usage(pid: libc::pid_t) -> Option<Usage> {
+/// How process `pid` has spent its time, from `/proc/<pid>/stat` and
+/// `/proc/<pid>/schedstat`. Where either cannot be read, all of `elapsed`
+/// counts (as CPU time, or as awake): never less than the real figure.
+fn usage(pid: libc::pid_t, elapsed: Duration) -> Usage {
     #[cfg(target_os = "linux")]
     {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
-        let mut fields = text.split_ascii_whitespace().map(str::parse::<u64>);
-        let cpu = fields.next()?.ok()?;
-        let queued = fields.next()?.ok()?;
-        Some(Usage {
-            cpu: Duration::from_nanos(cpu),
-            queued: Duration::from_nanos(queued),
-        })
+        Usage {
+            cpu: process_cpu(pid).unwrap_or(elapsed),
+            awake: main_thread_awake(pid).unwrap_or(elapsed),
+        }
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = pid;
-        None
+        Usage {
+            cpu: elapsed,
+            awake: elapsed,
+        }
     }
+}
+
+/// User and system time of all of `pid`'s threads.
+#[cfg(target_os = "linux")]
+fn process_cpu(pid: libc::pid_t) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name, which may hold spaces and
+    // parentheses: state is the first, utime the twelfth, stime the next.
+    let mut fields = stat.get(stat.rfind(')')? + 1..)?.split_ascii_whitespace();
+    let utime: u64 = fields.nth(11)?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let ticks = u64::try_from(ticks).ok().filter(|&t| t > 0)?;
+    let total = utime.saturating_add(stime);
+    Some(Duration::from_nanos(
+        total.saturating_mul(1_000_000_000) / ticks,
+    ))
+}
+
+/// Time `pid`'s main thread spent on a CPU plus waiting for one.
+#[cfg(target_os = "linux")]
+fn main_thread_awake(pid: libc::pid_t) -> Option<Duration> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let mut fields = text.split_ascii_whitespace().map(str::parse::<u64>);
+    let running = fields.next()?.ok()?;
+    let queued = fields.next()?.ok()?;
+    Some(Duration::from_nanos(running.saturating_add(queued)))
 }
 
 /// A pipe whose ends are close-on-exec.
@@ -406,20 +435,15 @@ pub(super) fn supervise(
             check_at = match obs.pgid {
                 Some(pgid) => {
                     let elapsed = now.saturating_duration_since(watch.started);
-                    // Where it cannot be read, all of the wall clock counts as
-                    // CPU time: never less than the real figure.
-                    let used = usage(pgid).unwrap_or(Usage {
-                        cpu: elapsed,
-                        queued: Duration::ZERO,
-                    });
+                    let used = usage(pgid, elapsed);
                     if used.cpu >= full_priority_cpu {
                         // A long runner keeps its wall clock but yields the CPU.
                         lower_priority(pgid, DEMOTED_NICE);
                         demoted = true;
                     }
-                    // Asleep (not running, not waiting for a CPU) for more than
-                    // half of its time: it mostly waits.
-                    let asleep = elapsed.saturating_sub(used.cpu + used.queued);
+                    // Asleep (neither running nor waiting for a CPU) for more
+                    // than half of its time: it mostly waits.
+                    let asleep = elapsed.saturating_sub(used.awake);
                     if !handed_off && (demoted || asleep * 2 > elapsed) {
                         handed_off = true;
                         (watch.on_hand_off)();
