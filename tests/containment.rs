@@ -283,29 +283,6 @@ lowered = state()
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
 }
 
-#[test]
-fn a_candidate_computing_in_a_thread_is_lowered_too() {
-    // The main thread only waits for the worker thread; the process's CPU time
-    // counts. With a 4 s timeout it is lowered after 2 s of CPU.
-    let _cpu = cpu_to_spare();
-    let code = "import os, threading, time
-def work():
-    while os.nice(0) == 0 and time.process_time() < 3.0:
-        pass
-t = threading.Thread(target=work)
-t.start()
-t.join()
-lowered_at = time.process_time()
-";
-    let r = run_with(
-        code,
-        &["os.nice(0) == 19", "1.9 <= lowered_at < 2.5"],
-        &Limits::default(),
-        Duration::from_secs(4),
-    );
-    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
-}
-
 /// Busy loops, each in a session of its own (so the kernel's session groups
 /// do not merge them), killed when dropped.
 struct Hogs(Vec<std::process::Child>);
