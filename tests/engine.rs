@@ -177,11 +177,10 @@ fn slow_but_correct_samples_of_one_task_all_pass() {
         &spec::load_tasks(&tasks_path).unwrap(),
         &generations::load_generations(&gens_path).unwrap(),
     ));
-    for (workers, fast_start) in [(2, false), (2, true)] {
+    for fast_start in [false, true] {
         let settings = RunSettings {
-            workers,
             fast_start,
-            ..RunSettings::default()
+            ..settings(2)
         };
         let done = engine::run_blocking(&plan, python(), &settings, |_, _| {}).unwrap();
         let outcomes: Vec<Outcome> = done
@@ -190,11 +189,7 @@ fn slow_but_correct_samples_of_one_task_all_pass() {
             .iter()
             .map(|c| c.result.as_ref().unwrap().outcome)
             .collect();
-        assert_eq!(
-            outcomes,
-            vec![Outcome::Pass; 24],
-            "{workers} workers, fast start {fast_start}"
-        );
+        assert_eq!(outcomes, vec![Outcome::Pass; 24], "fast start {fast_start}");
     }
 }
 
