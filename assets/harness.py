@@ -80,13 +80,20 @@ def _prepare(fields):
     sys.argv[:] = ["candidate"]
     _install_denylist()
     _install_guard()
+    if _denied("_ctypes"):
+        sys.addaudithook(_refuse_ctypes)
     # Candidates get an empty `__main__`: this module's globals (the token, the
     # report) are not one `import __main__` away.
     sys.modules["__main__"] = _type(sys)("__main__")
 
 
+# The C modules beneath a denied module, denied with it.
+_PRIVATE = {"ctypes": "_ctypes", "socket": "_socket", "subprocess": "_posixsubprocess"}
+
+
 def _deny_list(names, guard):
     deny = tuple(n for n in names.split("\n") if n)
+    deny = deny + tuple(_PRIVATE[n] for n in deny if n in _PRIVATE)
     if guard:
         deny = deny + ("_socket", "_posixsubprocess", "pty", "resource")
     return deny
@@ -112,6 +119,14 @@ class _DenyFinder:
 
     def find_module(self, name, path=None):
         return self.find_spec(name, path)
+
+
+def _refuse_ctypes(event, args):
+    """Audit hook: every ctypes operation (loading a library, looking up a
+    symbol, calling a foreign function, reading memory at an address) raises,
+    however the candidate reached the module."""
+    if event.startswith("ctypes."):
+        raise PermissionError("denied: " + event)
 
 
 class _Quitter:
@@ -453,8 +468,56 @@ def _become_candidate(frame, devnull, setrlimit):
         if line:
             resource, soft, hard = (_int(x) for x in line.split())
             setrlimit(resource, (soft, hard))
+    _confine_child()
     _prepare(fields[2:])
     _main()
+
+
+# What a fork server's child enforces on itself before any candidate code. The
+# server was confined by the host like a candidate except that it may fork; a
+# child enforces the same Landlock ruleset again (descriptor 5), which gives it
+# a domain of its own (it cannot signal its server), and loads a filter without
+# fork and exec. Python has no call for either, so the server loads ctypes for
+# these two system calls; candidates cannot import it, and the audit hook makes
+# every ctypes operation raise once the child is confined.
+_child_confinement = None
+
+
+def _load_child_confinement(field):
+    global _child_confinement
+    if not field:
+        return
+    head, filter_text = field.split("\n", 1)
+    restrict_nr, seccomp_nr, ruleset_fd = (_int(x) for x in head.split())
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    program = filter_text.encode("utf-8", "surrogateescape")
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    def confine():
+        if ruleset_fd >= 0:
+            if syscall(ctypes.c_long(restrict_nr), ctypes.c_long(ruleset_fd), ctypes.c_long(0)) != 0:
+                raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+            posix.close(ruleset_fd)
+        if program:
+            buf = ctypes.create_string_buffer(program, _len(program))
+            prog = SockFprog(_len(program) // 8, ctypes.addressof(buf))
+            if syscall(ctypes.c_long(seccomp_nr), ctypes.c_long(1), ctypes.c_long(0), ctypes.byref(prog)) != 0:
+                raise OSError(ctypes.get_errno(), "seccomp failed")
+
+    _child_confinement = confine
+
+
+def _confine_child():
+    global _child_confinement
+    if _child_confinement is not None:
+        confine, _child_confinement = _child_confinement, None
+        confine()
 
 
 def _serve():
@@ -465,8 +528,10 @@ def _serve():
     globals()["_signal"] = signal_module
     lines = _Lines()
     init = _fields_of(lines.take(_int(lines.line())))
-    # Layout: sys.path (one a line), denylist (one a line), flags, modules to preload.
+    # Layout: sys.path (one a line), denylist (one a line), flags, modules to
+    # preload, the children's confinement (see `_load_child_confinement`).
     sys.path[:] = [p for p in init[0].split("\n") if p]
+    _load_child_confinement(init[4])
     _deny = _deny_list(init[1], "guard" in init[2].split())
     _preload([m for m in init[3].split("\n") if m])
     _deny = ()

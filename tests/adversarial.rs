@@ -287,6 +287,7 @@ fn no_network_mode_cuts_the_candidate_off_even_from_loopback() {
     let open = Limits {
         denylist: Vec::new(),
         process_guard: false,
+        network: true,
         ..Limits::default()
     };
     let r = run_with(&code, &["True"], &open, Duration::from_secs(5));

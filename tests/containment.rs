@@ -168,10 +168,13 @@ fn a_candidate_killed_by_a_signal_is_an_error() {
     assert!(r.detail.starts_with("killed by signal 11"), "{}", r.detail);
 }
 
-/// Limits with the process guard off, to show that containment holds without it.
+/// Limits with the process guard and the kernel confinement off (which
+/// refuse to fork), to show that the host's own containment (process groups,
+/// the orphan sweep) holds without either.
 pub fn unguarded() -> Limits {
     Limits {
         process_guard: false,
+        confine: false,
         ..Limits::default()
     }
 }
@@ -392,13 +395,14 @@ fn a_candidate_starts_with_a_clean_slate_of_descriptors_and_signals() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         set
     };
+    // The candidate reads its own `/proc/self`, which confinement hides; the
+    // confined candidate's descriptors are checked in `confinement`.
+    let unconfined = Limits {
+        confine: false,
+        ..Limits::default()
+    };
     for fast in MODES {
-        let r = run_code_in(
-            fast,
-            START_STATE,
-            &Limits::default(),
-            Duration::from_secs(3),
-        );
+        let r = run_code_in(fast, START_STATE, &unconfined, Duration::from_secs(3));
         assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
         let lines: Vec<&str> = r.stdout.lines().collect();
         // The standard streams, the result channel, and listdir's own descriptor.

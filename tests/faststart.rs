@@ -10,7 +10,7 @@ use execscope::plan::Plan;
 use execscope::sandbox::{Limits, Outcome, Runner};
 
 use crate::containment::unguarded;
-use crate::util::{is_running, program, python, run_with, tempdir};
+use crate::util::{is_running, pid_of_candidate_with, program, python, run_with, tempdir};
 
 fn demo_results(fast_start: bool) -> Vec<(Outcome, f64, String)> {
     let plan = Arc::new(Plan::build(
@@ -97,13 +97,10 @@ fn the_candidate_cannot_read_the_servers_command_channel() {
 #[test]
 fn candidates_die_with_a_killed_host_in_fast_start() {
     let dir = tempdir();
-    let pid_file = dir.path().join("pid");
+    let marker = format!("killed-host-{}", std::process::id());
     let tasks = dir.path().join("t.jsonl");
     std::fs::write(&tasks, r#"{"task_id": "a", "category": "code_exec", "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none", "metadata": {"timeout_s": 30}}"#).unwrap();
-    let code = format!(
-        "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(30)",
-        pid_file.display().to_string()
-    );
+    let code = format!("import time\nopen({marker:?}, 'w').close()\ntime.sleep(30)");
     let gens = dir.path().join("g.jsonl");
     let line = serde_json::json!({"task_id": "a", "generation": code});
     std::fs::write(&gens, format!("{line}\n")).unwrap();
@@ -118,10 +115,7 @@ fn candidates_die_with_a_killed_host_in_fast_start() {
         .unwrap();
     let start = Instant::now();
     let pid: i32 = loop {
-        if let Some(pid) = std::fs::read_to_string(&pid_file)
-            .ok()
-            .and_then(|t| t.trim().parse().ok())
-        {
+        if let Some(pid) = pid_of_candidate_with(&marker) {
             break pid;
         }
         assert!(start.elapsed() < Duration::from_secs(20), "no pid written");

@@ -4,6 +4,7 @@
 //! - `boundaries`: house rules checked by grep (GUI crates only in `src/gui/`).
 //! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
 //! - `denylist`: every denied module through every import form, `os.system`.
+//! - `confinement`: the kernel layers judged by effect (canaries, listeners, victims).
 //! - `containment`: timeouts that ignore SIGTERM, output floods, forged envelopes,
 //!   exits, forked children.
 //! - `readers`: the lesson-70 validator, HumanEval/MBPP/generation readers, bad files.
@@ -26,6 +27,7 @@ mod util;
 mod adversarial;
 mod boundaries;
 mod cli;
+mod confinement;
 mod containment;
 mod denylist;
 mod engine;

@@ -108,3 +108,21 @@ pub fn cpu_to_spare() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The process id of the running candidate that created the file `marker` in
+/// its working directory (candidates cannot write anywhere else), found
+/// through `/proc`.
+pub fn pid_of_candidate_with(marker: &str) -> Option<i32> {
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) else {
+            continue;
+        };
+        if cwd.join(marker).exists() {
+            return Some(pid);
+        }
+    }
+    None
+}

@@ -125,6 +125,19 @@ pub struct RunArgs {
     /// limits, process group, denylist and result channel (Linux).
     #[arg(long)]
     pub fast_start: bool,
+    /// Let candidates use the network (sockets and TCP); off by default.
+    #[arg(long)]
+    pub network: bool,
+    /// Run without the kernel confinement (Landlock, seccomp, dropped
+    /// privileges): only the Python-level guard and the denylist stay.
+    #[arg(long, conflicts_with = "require_confinement")]
+    pub no_confinement: bool,
+    /// Refuse to run unless every confinement layer is in force here.
+    #[arg(long)]
+    pub require_confinement: bool,
+    /// Most bytes a candidate may keep in its directory, in MiB; 0 for none.
+    #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_DISK_LIMIT >> 20)]
+    pub disk_limit: u64,
     /// Evaluate only shard I of N (1-based): every N-th candidate starting at
     /// the I-th, the same slice on any machine. Write the partial run file with
     /// --json and join the parts with `execscope merge`.

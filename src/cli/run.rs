@@ -67,6 +67,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             cpu_backstop: !args.no_cpu_limit,
             process_guard: !args.no_process_guard,
             no_network: args.no_network,
+            confine: !args.no_confinement,
+            network: args.network,
+            disk_bytes: (args.disk_limit > 0).then_some(args.disk_limit.saturating_mul(1 << 20)),
         },
         workers: args
             .workers

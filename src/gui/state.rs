@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use crate::engine::{RunSettings, default_workers};
 use crate::sandbox::{
-    DEFAULT_DENYLIST, DEFAULT_FILE_SIZE_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_OPEN_FILES,
-    DEFAULT_OUTPUT_CAP, Limits,
+    DEFAULT_DENYLIST, DEFAULT_DISK_LIMIT, DEFAULT_FILE_SIZE_LIMIT, DEFAULT_MEMORY_LIMIT,
+    DEFAULT_OPEN_FILES, DEFAULT_OUTPUT_CAP, Limits,
 };
 
 /// The storage key.
@@ -41,6 +41,12 @@ pub struct Settings {
     pub process_guard: bool,
     /// Run candidates without network (a fresh network namespace).
     pub no_network: bool,
+    /// Kernel confinement (Landlock, seccomp, no privileges).
+    pub confine: bool,
+    /// Let candidates use the network under confinement.
+    pub network: bool,
+    /// Most a candidate may keep in its directory, MiB (0: none).
+    pub disk_mib: u64,
     /// Fast start: a warm interpreter per worker forks each candidate.
     pub fast_start: bool,
 }
@@ -59,6 +65,9 @@ impl Default for Settings {
             cpu_backstop: true,
             process_guard: true,
             no_network: false,
+            confine: true,
+            network: false,
+            disk_mib: DEFAULT_DISK_LIMIT >> 20,
             fast_start: false,
         }
     }
@@ -86,6 +95,9 @@ impl Settings {
                 cpu_backstop: self.cpu_backstop,
                 process_guard: self.process_guard,
                 no_network: self.no_network,
+                confine: self.confine,
+                network: self.network,
+                disk_bytes: (self.disk_mib > 0).then_some(self.disk_mib.saturating_mul(1 << 20)),
             },
             workers: self.workers.clamp(1, 512),
             fast_start: self.fast_start,

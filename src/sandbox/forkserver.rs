@@ -11,6 +11,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::confine;
 use super::limits::{self, ChildSetup};
 use super::process::{self, Times};
 use super::supervise::{self, Exit, Input, Pipes, Watch, monotonic_ns, pipe_cloexec};
@@ -46,17 +47,42 @@ pub struct ForkServer {
     stdout: OwnedFd,
     stderr: OwnedFd,
     envelope: OwnedFd,
-    _home: tempfile::TempDir,
+    home: tempfile::TempDir,
 }
 
 /// `<length>\n<bytes>` for each field.
-fn fields(parts: &[&str]) -> Vec<u8> {
+fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
     let mut out = Vec::new();
     for s in parts {
+        let s = s.as_ref();
         out.extend_from_slice(s.len().to_string().as_bytes());
         out.push(b'\n');
-        out.extend_from_slice(s.as_bytes());
+        out.extend_from_slice(s);
     }
+    out
+}
+
+/// What a server's children enforce on themselves (see the harness's
+/// `_load_child_confinement`): the numbers of `landlock_restrict_self` and
+/// `seccomp`, the ruleset's descriptor (-1: none), then the filter's bytes.
+/// Empty when the server is not confined.
+fn child_confinement(limits: &Limits, confine: Option<&confine::Prepared>) -> Vec<u8> {
+    let Some(confine) = confine else {
+        return Vec::new();
+    };
+    let status = limits.confinement();
+    let fd = if confine.ruleset().is_some() {
+        limits::RULESET_FD
+    } else {
+        -1
+    };
+    let mut out = format!(
+        "{} {} {fd}\n",
+        libc::SYS_landlock_restrict_self,
+        libc::SYS_seccomp
+    )
+    .into_bytes();
+    out.extend(confine::child_filter_bytes(&status));
     out
 }
 
@@ -90,7 +116,14 @@ impl ForkServer {
             .tempdir()?;
         let (envelope_r, envelope_w) = pipe_cloexec()?;
         let (control_r, control_w) = pipe_cloexec()?;
-        let setup = ChildSetup::server(limits, envelope_w.as_raw_fd(), control_w.as_raw_fd());
+        let confine = process::confinement(limits, python, home.path(), true)?;
+        let child_confinement = child_confinement(limits, confine.as_ref());
+        let setup = ChildSetup::server(
+            limits,
+            envelope_w.as_raw_fd(),
+            control_w.as_raw_fd(),
+            confine,
+        );
         let child = spawn::start_harness(python, &["serve"], home.path(), setup).map_err(|e| {
             SandboxError::Spawn(io::Error::new(
                 e.kind(),
@@ -107,14 +140,15 @@ impl ForkServer {
             stdout: child.stdout,
             stderr: child.stderr,
             envelope: envelope_r,
-            _home: home,
+            home,
         };
         let flags = if limits.process_guard { "guard" } else { "" };
         let init = fields(&[
-            &python.sys_path.join("\n"),
-            &limits.denylist.join("\n"),
-            flags,
-            &PRELOADED_MODULES.join("\n"),
+            python.sys_path.join("\n").as_bytes(),
+            limits.denylist.join("\n").as_bytes(),
+            flags.as_bytes(),
+            PRELOADED_MODULES.join("\n").as_bytes(),
+            &child_confinement,
         ]);
         let mut hello = format!("{}\n", init.len()).into_bytes();
         hello.extend_from_slice(&init);
@@ -213,12 +247,14 @@ impl ForkServer {
             supervise::discard(fd.as_raw_fd());
         }
         let token = payload::token();
-        let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
+        // The candidate works in the server's directory, the only one its
+        // confinement lets it write, emptied after each candidate.
+        let dir = self.home.path();
         let rlimits: String = limits::rlimits(limits, timeout)
             .iter()
             .map(|(r, soft, hard)| format!("{r} {soft} {hard}\n"))
             .collect();
-        let dir_text = dir.path().to_string_lossy().into_owned();
+        let dir_text = dir.to_string_lossy().into_owned();
         let mut frame = fields(&[&rlimits, &dir_text]);
         frame.extend_from_slice(&payload::encode(&token, program, limits, python));
         let mut command = format!("run {}\n", frame.len()).into_bytes();
@@ -254,7 +290,7 @@ impl ForkServer {
                 reaper::finished(pid);
             }
         }
-        reaper::remove_dir(dir);
+        reaper::empty_dir(dir);
         let observed = observed.map_err(process::stop_error)?;
         let times = Times {
             begin: t_begin,

@@ -1,20 +1,24 @@
 //! What is applied to a candidate between fork (or clone) and exec: a new
-//! session, the result channel on descriptor 3, resource limits, and
-//! (optionally) a fresh network namespace. Everything here runs in the child,
-//! which may share the host's memory until it execs (see `spawn`), so it only
-//! makes async-signal-safe calls on data prepared beforehand.
+//! session, the result channel on descriptor 3, the kernel confinement (see
+//! `confine`), resource limits, and (optionally) a fresh network namespace.
+//! Everything here runs in the child, which may share the host's memory until
+//! it execs (see `spawn`), so it only makes async-signal-safe calls on data
+//! prepared beforehand.
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use super::Limits;
+use super::confine::Prepared;
 
 /// The descriptor the harness writes its envelope to.
 pub(super) const ENVELOPE_FD: RawFd = 3;
 /// The descriptor a fork server reports on (`pid N`, `exit N`, `signal N`).
 pub(super) const CONTROL_FD: RawFd = 4;
+/// The descriptor of the Landlock ruleset a fork server's children enforce.
+pub(super) const RULESET_FD: RawFd = 5;
 
 /// One resource limit: resource, soft, hard.
 pub(super) type Rlimit = (RlimitResource, libc::rlim_t, libc::rlim_t);
@@ -28,6 +32,7 @@ pub(super) struct ChildSetup {
     death_signal: libc::c_int,
     rlimits: Vec<Rlimit>,
     network: Option<NetNs>,
+    confine: Option<Arc<Prepared>>,
 }
 
 #[cfg(target_os = "linux")]
@@ -71,9 +76,14 @@ pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
 }
 
 impl ChildSetup {
-    /// The setup of a candidate started fresh: its limits, the envelope pipe
-    /// on descriptor 3, killed with the host.
-    pub(super) fn candidate(limits: &Limits, timeout: Duration, envelope_w: RawFd) -> ChildSetup {
+    /// The setup of a candidate started fresh: its limits and confinement,
+    /// the envelope pipe on descriptor 3, killed with the host.
+    pub(super) fn candidate(
+        limits: &Limits,
+        timeout: Duration,
+        envelope_w: RawFd,
+        confine: Option<Prepared>,
+    ) -> ChildSetup {
         ChildSetup {
             fds: vec![(envelope_w, ENVELOPE_FD)],
             // SAFETY: getpid has no preconditions.
@@ -81,21 +91,42 @@ impl ChildSetup {
             death_signal: libc::SIGKILL,
             rlimits: rlimits(limits, timeout),
             network: limits.no_network.then(netns),
+            confine: confine.map(Arc::new),
         }
     }
 
-    /// The setup of a fork server: the envelope pipe on 3 and its status
-    /// channel on 4, no limits of its own (each child it forks sets them), and
-    /// SIGTERM when the host dies, which it answers by killing its child.
-    pub(super) fn server(limits: &Limits, envelope_w: RawFd, control_w: RawFd) -> ChildSetup {
+    /// The setup of a fork server: the envelope pipe on 3, its status channel
+    /// on 4 and (confined) the Landlock ruleset its children enforce again on
+    /// 5; no limits of its own (each child it forks sets them); SIGTERM when
+    /// the host dies, which it answers by killing its child. The server is
+    /// confined like a candidate except that it may fork.
+    pub(super) fn server(
+        limits: &Limits,
+        envelope_w: RawFd,
+        control_w: RawFd,
+        confine: Option<Prepared>,
+    ) -> ChildSetup {
+        let mut fds = vec![(envelope_w, ENVELOPE_FD), (control_w, CONTROL_FD)];
+        if let Some(ruleset) = confine.as_ref().and_then(Prepared::ruleset) {
+            fds.push((ruleset.fd(), RULESET_FD));
+        }
         ChildSetup {
-            fds: vec![(envelope_w, ENVELOPE_FD), (control_w, CONTROL_FD)],
+            fds,
             // SAFETY: getpid has no preconditions.
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGTERM,
             rlimits: Vec::new(),
             network: limits.no_network.then(netns),
+            confine: confine.map(Arc::new),
         }
+    }
+
+    /// The seccomp filter to load just before exec, which allows exactly one
+    /// exec: of the path at `exec_path` (the pointer the child passes).
+    pub(super) fn filter(&self, exec_path: *const libc::c_char) -> Option<Vec<libc::sock_filter>> {
+        self.confine
+            .as_ref()
+            .and_then(|c| c.filter(Some(exec_path as u64)))
     }
 
     /// This set-up with the child's stdin, stdout and stderr placed too (for a
@@ -144,7 +175,14 @@ impl ChildSetup {
                     return Err(io::Error::last_os_error());
                 }
             }
-            // Nothing else the host inherited reaches the candidate.
+            if let Some(net) = &self.network {
+                enter_netns(net)?;
+            }
+            if let Some(confine) = &self.confine {
+                confine.apply()?;
+            }
+            // Nothing else the host inherited reaches the candidate: closed at
+            // exec, so that the spawn can still report a failure until then.
             #[cfg(target_os = "linux")]
             {
                 let first = self.fds.iter().map(|&(_, fd)| fd).max().unwrap_or(2) + 1;
@@ -152,11 +190,8 @@ impl ChildSetup {
                     libc::SYS_close_range,
                     first as libc::c_uint,
                     libc::c_uint::MAX,
-                    0,
+                    libc::CLOSE_RANGE_CLOEXEC,
                 );
-            }
-            if let Some(net) = &self.network {
-                enter_netns(net)?;
             }
             for &(resource, soft, hard) in &self.rlimits {
                 let limit = libc::rlimit {

@@ -4,6 +4,7 @@
 //! does ends in one of the five [`Outcome`]s; the host never panics or hangs.
 
 mod cancel;
+pub mod confine;
 mod forkserver;
 mod interpreter;
 mod limits;
@@ -165,6 +166,8 @@ impl CandidateResult {
 pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
 /// Default largest file a candidate may write (16 MiB).
 pub const DEFAULT_FILE_SIZE_LIMIT: u64 = 16 << 20;
+/// Default most bytes a candidate may keep in its directory (64 MiB).
+pub const DEFAULT_DISK_LIMIT: u64 = 64 << 20;
 /// Default most open file descriptors.
 pub const DEFAULT_OPEN_FILES: u64 = 256;
 
@@ -193,6 +196,20 @@ pub struct Limits {
     /// Run in a fresh network namespace with only a loopback that is down (where
     /// the kernel allows it; see [`network_isolation`]).
     pub no_network: bool,
+    /// Kernel confinement (Landlock, seccomp, no privileges; see [`confine`]).
+    pub confine: bool,
+    /// Let candidates use the network (sockets, TCP) under confinement.
+    pub network: bool,
+    /// Most bytes a candidate may keep in its directory at once; past it the
+    /// candidate is killed (`error`, `disk limit`). `None`: unbounded.
+    pub disk_bytes: Option<u64>,
+}
+
+impl Limits {
+    /// The confinement these limits ask for, as this kernel gives it.
+    pub fn confinement(&self) -> confine::Status {
+        confine::Status::probe(self.confine, self.network)
+    }
 }
 
 impl Default for Limits {
@@ -207,6 +224,9 @@ impl Default for Limits {
             cpu_backstop: true,
             process_guard: true,
             no_network: false,
+            confine: true,
+            network: false,
+            disk_bytes: Some(DEFAULT_DISK_LIMIT),
         }
     }
 }
@@ -237,6 +257,12 @@ pub enum SandboxError {
     /// descriptors or processes, temp directory not writable).
     #[error("cannot start a candidate process: {0}")]
     Spawn(#[from] std::io::Error),
+    /// Occurs when the kernel refuses to set up the confinement it reported
+    /// (a path of the policy cannot be ruled on).
+    #[error(
+        "cannot confine a candidate: {0} (run with confinement off to evaluate without it, at your own risk)"
+    )]
+    Confinement(std::io::Error),
     /// Occurs when the run was cancelled before the candidate finished.
     #[error("cancelled")]
     Cancelled,

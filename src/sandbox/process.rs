@@ -7,6 +7,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
+use super::confine::Prepared;
 use super::limits::ChildSetup;
 use super::supervise::{
     self, Exit, Input, Observed, Pipes, Stop, Watch, monotonic_ns, pipe_cloexec,
@@ -98,7 +99,8 @@ pub fn run_candidate_yielding(
     let t_begin = monotonic_ns();
     let started = Instant::now();
     let (envelope_r, envelope_w) = pipe_cloexec()?;
-    let setup = ChildSetup::candidate(limits, timeout, envelope_w.as_raw_fd());
+    let confine = confinement(limits, python, dir.path(), false)?;
+    let setup = ChildSetup::candidate(limits, timeout, envelope_w.as_raw_fd(), confine);
     let child = spawn::start_harness(python, &[], dir.path(), setup).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
@@ -143,6 +145,24 @@ pub fn run_candidate_yielding(
     Ok(interpret(
         &observed, &token, program, limits, timeout, &times,
     ))
+}
+
+/// The confinement a candidate (or, with `fork`, a fork server) of `python`
+/// working in `dir` gets under `limits`; `None` where none was asked for or
+/// the system has none.
+pub(super) fn confinement(
+    limits: &Limits,
+    python: &Interpreter,
+    dir: &std::path::Path,
+    fork: bool,
+) -> Result<Option<Prepared>, SandboxError> {
+    let status = limits.confinement();
+    if !status.enabled || !cfg!(target_os = "linux") {
+        return Ok(None);
+    }
+    Prepared::new(&status, python, dir, fork)
+        .map(Some)
+        .map_err(SandboxError::Confinement)
 }
 
 /// Results decided without starting anything, or cancellation.

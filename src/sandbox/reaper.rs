@@ -126,6 +126,26 @@ pub(super) fn remove_dir(dir: tempfile::TempDir) {
     let _ = std::fs::remove_dir_all(&path);
 }
 
+/// Removes everything inside `dir` (a fork server's directory, which its next
+/// candidate gets empty), restoring permissions a candidate took away.
+pub(super) fn empty_dir(dir: &Path) {
+    make_writable(dir);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let removed = match entry.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&path),
+            _ => std::fs::remove_file(&path),
+        };
+        if removed.is_err() {
+            make_writable(&path);
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
 fn make_writable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let Ok(meta) = std::fs::symlink_metadata(path) else {

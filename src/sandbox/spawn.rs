@@ -6,12 +6,14 @@
 //! nothing of the host's memory is copied (a `fork` copies the page tables, and
 //! the exec then throws the copy away: about 5% of a default-mode run's CPU).
 //! Where the set-up must not share the address space (entering a user
-//! namespace refuses a process that shares its memory) or off Linux, the child
-//! is forked by `std::process::Command` instead.
+//! namespace refuses a process that shares its memory) the same child code
+//! runs in a copy of it (`clone(CLONE_VFORK)`). Either way the seccomp filter
+//! is loaded last, just before the exec it allows. Off Linux the child is
+//! forked by `std::process::Command`.
 
 use std::ffi::{CString, OsStr, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -58,10 +60,9 @@ pub(super) fn start_harness(
     let child_ends = [stdin_r, stdout_w, stderr_w];
     let pid = reaper::spawn_registered(
         || {
-            if setup.shares_memory_safely() {
-                #[cfg(target_os = "linux")]
-                return clone_vfork(&python.executable, &argv, dir, setup, &child_ends);
-            }
+            #[cfg(target_os = "linux")]
+            return clone_vfork(&python.executable, &argv, dir, setup, &child_ends);
+            #[cfg(not(target_os = "linux"))]
             fork_exec(&python.executable, &argv, dir, setup, child_ends)
         },
         |&pid| pid,
@@ -91,6 +92,7 @@ pub(super) fn wait(pid: libc::pid_t) -> Option<i32> {
 }
 
 /// The portable path: `Command` forks, applies `setup`, execs.
+#[cfg(not(target_os = "linux"))]
 fn fork_exec(
     program: &Path,
     argv: &[&OsStr],
@@ -127,8 +129,11 @@ struct Plan<'a> {
     argv: &'a [*const libc::c_char],
     envp: &'a [*const libc::c_char],
     dir: &'a CString,
-    /// Set by the child when something fails before exec (shared memory).
-    errno: std::sync::atomic::AtomicI32,
+    /// The seccomp filter, loaded just before exec.
+    filter: Option<&'a [libc::sock_filter]>,
+    /// Where the child writes its errno when something fails before exec
+    /// (close-on-exec: the host reads nothing when the exec succeeded).
+    report: RawFd,
 }
 
 /// Bytes of stack the cloned child runs on (it only makes system calls).
@@ -183,7 +188,6 @@ fn clone_vfork(
     setup: ChildSetup,
     child_ends: &[OwnedFd; 3],
 ) -> io::Result<libc::pid_t> {
-    use std::sync::atomic::Ordering;
     thread_local! {
         static STACK: std::cell::RefCell<Option<ChildStack>> = const { std::cell::RefCell::new(None) };
     }
@@ -209,13 +213,23 @@ fn clone_vfork(
     };
     let (argv_p, envp_p) = (pointers(&argv), pointers(&envp));
     let setup = setup.with_stdio(child_ends.each_ref().map(AsRawFd::as_raw_fd));
+    let filter = setup.filter(program.as_ptr());
+    let (report_r, report_w) = pipe_cloexec()?;
     let plan = Plan {
         setup: &setup,
         program: &program,
         argv: &argv_p,
         envp: &envp_p,
         dir: &dir,
-        errno: std::sync::atomic::AtomicI32::new(0),
+        filter: filter.as_deref(),
+        report: report_w.as_raw_fd(),
+    };
+    // Sharing the host's memory is cheaper; a set-up that enters a user
+    // namespace gets a copy instead (the kernel refuses it otherwise).
+    let share = if setup.shares_memory_safely() {
+        libc::CLONE_VM
+    } else {
+        0
     };
     STACK.with_borrow_mut(|slot| {
         if slot.is_none() {
@@ -238,7 +252,7 @@ fn clone_vfork(
             let pid = libc::clone(
                 child_main,
                 top,
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                share | libc::CLONE_VFORK | libc::SIGCHLD,
                 std::ptr::from_ref(&plan).cast_mut().cast(),
             );
             let spawn_error = io::Error::last_os_error();
@@ -248,28 +262,33 @@ fn clone_vfork(
         if pid == -1 {
             return Err(spawn_error);
         }
-        match plan.errno.load(Ordering::SeqCst) {
-            0 => Ok(pid),
-            errno => {
+        // The child has exec'd or exited (CLONE_VFORK): its end is closed.
+        drop(report_w);
+        let mut errno = [0u8; 4];
+        match super::supervise::read_fd(report_r.as_raw_fd(), &mut errno) {
+            Ok(4) => {
                 wait(pid);
-                Err(io::Error::from_raw_os_error(errno))
+                Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)))
             }
+            _ => Ok(pid),
         }
     })
 }
 
-/// The cloned child: set up, exec; on failure leave errno in the plan and exit.
+/// The cloned child: set up, exec; on failure report errno and exit.
 #[cfg(target_os = "linux")]
 extern "C" fn child_main(plan: *mut libc::c_void) -> libc::c_int {
-    // SAFETY: `plan` points at the parent's `Plan`, alive while it is suspended;
-    // only async-signal-safe calls on memory prepared before the clone.
+    // SAFETY: `plan` points at the parent's `Plan` (or its copy), alive while
+    // the parent is suspended; only async-signal-safe calls on memory prepared
+    // before the clone.
     unsafe {
         let plan = &*plan.cast::<Plan>();
         let errno = match prepare_and_exec(plan) {
             Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
             Ok(()) => libc::EINVAL,
         };
-        plan.errno.store(errno, std::sync::atomic::Ordering::SeqCst);
+        let bytes = errno.to_ne_bytes();
+        libc::write(plan.report, bytes.as_ptr().cast(), bytes.len());
         libc::_exit(127)
     }
 }
@@ -301,6 +320,9 @@ unsafe fn prepare_and_exec(plan: &Plan) -> io::Result<()> {
         plan.setup.apply()?;
         if libc::chdir(plan.dir.as_ptr()) == -1 {
             return Err(io::Error::last_os_error());
+        }
+        if let Some(filter) = plan.filter {
+            super::confine::install_filter(filter)?;
         }
         libc::execve(
             plan.program.as_ptr(),

@@ -1,0 +1,237 @@
+//! Landlock through its three system calls: the ABI probe, a ruleset built in
+//! the host (paths opened there, so the child only has to enforce it), and
+//! `landlock_restrict_self` in the child. Best effort across ABI versions:
+//! each right and scope the running kernel does not know is left out, and the
+//! status says which are in force.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::OnceLock;
+
+const CREATE_RULESET_VERSION: u32 = 1;
+const RULE_PATH_BENEATH: libc::c_int = 1;
+
+/// Filesystem rights (`LANDLOCK_ACCESS_FS_*`).
+pub(super) mod fs {
+    pub const EXECUTE: u64 = 1 << 0;
+    pub const WRITE_FILE: u64 = 1 << 1;
+    pub const READ_FILE: u64 = 1 << 2;
+    pub const READ_DIR: u64 = 1 << 3;
+    pub const REMOVE_DIR: u64 = 1 << 4;
+    pub const REMOVE_FILE: u64 = 1 << 5;
+    pub const MAKE_DIR: u64 = 1 << 7;
+    pub const MAKE_REG: u64 = 1 << 8;
+    pub const MAKE_SOCK: u64 = 1 << 9;
+    pub const MAKE_FIFO: u64 = 1 << 10;
+    pub const MAKE_SYM: u64 = 1 << 12;
+    pub const REFER: u64 = 1 << 13;
+    pub const TRUNCATE: u64 = 1 << 14;
+    pub const IOCTL_DEV: u64 = 1 << 15;
+    /// Rights that apply to a file (not only to a directory).
+    pub const ON_FILES: u64 = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV;
+    /// Reading files and listing directories.
+    pub const READ: u64 = READ_FILE | READ_DIR;
+    /// Everything a candidate may do in its own directory: read, write,
+    /// create, remove, rename, truncate; no devices, no execution.
+    pub const OWN_DIR: u64 = READ
+        | WRITE_FILE
+        | REMOVE_DIR
+        | REMOVE_FILE
+        | MAKE_DIR
+        | MAKE_REG
+        | MAKE_SOCK
+        | MAKE_FIFO
+        | MAKE_SYM
+        | REFER
+        | TRUNCATE;
+}
+
+/// Network rights (`LANDLOCK_ACCESS_NET_*`, ABI 4).
+const NET_BIND_TCP: u64 = 1 << 0;
+const NET_CONNECT_TCP: u64 = 1 << 1;
+/// Scopes (`LANDLOCK_SCOPE_*`, ABI 6).
+const SCOPE_ABSTRACT_UNIX_SOCKET: u64 = 1 << 0;
+const SCOPE_SIGNAL: u64 = 1 << 1;
+
+#[repr(C)]
+struct RulesetAttr {
+    handled_access_fs: u64,
+    handled_access_net: u64,
+    scoped: u64,
+}
+
+#[repr(C, packed)]
+struct PathBeneathAttr {
+    allowed_access: u64,
+    parent_fd: i32,
+}
+
+/// The Landlock ABI version of the running kernel (0: none).
+pub fn abi() -> u32 {
+    static ABI: OnceLock<u32> = OnceLock::new();
+    *ABI.get_or_init(|| {
+        // SAFETY: the documented version query: null attribute, size 0.
+        let v = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                std::ptr::null::<RulesetAttr>(),
+                0usize,
+                CREATE_RULESET_VERSION,
+            )
+        };
+        u32::try_from(v).unwrap_or(0)
+    })
+}
+
+/// Filesystem rights the kernel with ABI `abi` handles.
+fn handled_fs(abi: u32) -> u64 {
+    let mut rights = (1 << 13) - 1;
+    if abi >= 2 {
+        rights |= fs::REFER;
+    }
+    if abi >= 3 {
+        rights |= fs::TRUNCATE;
+    }
+    if abi >= 5 {
+        rights |= fs::IOCTL_DEV;
+    }
+    rights
+}
+
+/// What a ruleset built here enforces, by layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coverage {
+    /// The kernel's ABI version.
+    pub abi: u32,
+    /// TCP bind and connect are refused (ABI 4).
+    pub tcp: bool,
+    /// Signals and abstract unix sockets stay inside the domain (ABI 6).
+    pub scopes: bool,
+    /// Truncation outside the writable paths is refused (ABI 3).
+    pub truncate: bool,
+}
+
+impl Coverage {
+    /// What the running kernel gives a ruleset that refuses the network when
+    /// `network` is false.
+    pub fn of_kernel(network: bool) -> Coverage {
+        let abi = abi();
+        Coverage {
+            abi,
+            tcp: !network && abi >= 4,
+            scopes: abi >= 6,
+            truncate: abi >= 3,
+        }
+    }
+}
+
+/// A ruleset ready to be enforced in a child.
+#[derive(Debug)]
+pub(crate) struct Ruleset(OwnedFd);
+
+impl Ruleset {
+    /// Creates a ruleset that handles every right the kernel knows, refuses
+    /// TCP unless `network`, scopes signals and abstract sockets, and allows
+    /// each `(path, rights)` rule (paths that do not exist are skipped).
+    pub(crate) fn build(rules: &[(&Path, u64)], network: bool) -> io::Result<Ruleset> {
+        let abi = abi();
+        if abi == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "this kernel has no Landlock",
+            ));
+        }
+        let handled = handled_fs(abi);
+        let attr = RulesetAttr {
+            handled_access_fs: handled,
+            handled_access_net: if !network && abi >= 4 {
+                NET_BIND_TCP | NET_CONNECT_TCP
+            } else {
+                0
+            },
+            scoped: if abi >= 6 {
+                SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+            } else {
+                0
+            },
+        };
+        // SAFETY: a valid attribute of the size passed.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_create_ruleset,
+                &attr,
+                std::mem::size_of::<RulesetAttr>(),
+                0u32,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor the kernel just returned to us (close-on-exec).
+        let ruleset = Ruleset(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
+        for &(path, rights) in rules {
+            ruleset.allow(path, rights & handled)?;
+        }
+        Ok(ruleset)
+    }
+
+    fn allow(&self, path: &Path, rights: u64) -> io::Result<()> {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return Ok(());
+        };
+        // SAFETY: open with O_PATH on a NUL-terminated path.
+        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Ok(());
+        }
+        // SAFETY: the descriptor just opened.
+        let parent = unsafe { OwnedFd::from_raw_fd(fd) };
+        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        let allowed = if is_dir {
+            rights
+        } else {
+            rights & fs::ON_FILES
+        };
+        let attr = PathBeneathAttr {
+            allowed_access: allowed,
+            parent_fd: parent.as_raw_fd(),
+        };
+        // SAFETY: our ruleset descriptor and a valid path-beneath attribute.
+        let rc = unsafe {
+            libc::syscall(
+                libc::SYS_landlock_add_rule,
+                self.0.as_raw_fd(),
+                RULE_PATH_BENEATH,
+                &attr,
+                0u32,
+            )
+        };
+        if rc < 0 {
+            return Err(io::Error::other(format!(
+                "Landlock refused a rule for {}: {}",
+                path.display(),
+                io::Error::last_os_error()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The ruleset's descriptor.
+    pub(crate) fn fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
+/// Enforces the ruleset `fd` on the calling thread (no_new_privs must be set).
+///
+/// # Safety
+/// Async-signal-safe: one system call; `fd` must be a Landlock ruleset.
+pub(crate) unsafe fn restrict_self(fd: RawFd) -> io::Result<()> {
+    // SAFETY: the caller passes a ruleset descriptor.
+    if unsafe { libc::syscall(libc::SYS_landlock_restrict_self, fd, 0u32) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
