@@ -31,6 +31,9 @@ pub struct RunSettings {
     /// child per candidate (same limits, group, denylist and envelope).
     #[serde(default)]
     pub fast_start: bool,
+    /// Refuse to start unless every confinement layer is in force.
+    #[serde(default)]
+    pub require_confinement: bool,
 }
 
 impl Default for RunSettings {
@@ -39,6 +42,7 @@ impl Default for RunSettings {
             limits: Limits::default(),
             workers: default_workers(),
             fast_start: false,
+            require_confinement: false,
         }
     }
 }
@@ -211,6 +215,12 @@ impl Shared {
         }
     }
 
+    fn finished(&self, job: usize, result: CandidateResult, total: usize) {
+        self.send(EngineEvent::Finished { job, result });
+        let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+        self.send(EngineEvent::Progress { done, total });
+    }
+
     fn work_loop(&self, total: usize) {
         let runner = &self.runner;
         loop {
@@ -252,18 +262,18 @@ impl Shared {
             };
             give_back();
             match outcome {
-                Ok(result) => {
-                    self.send(EngineEvent::Finished { job: index, result });
-                    let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-                    self.send(EngineEvent::Progress { done, total });
-                }
+                Ok(result) => self.finished(index, result, total),
                 Err(SandboxError::Cancelled) => break,
+                // A fault of the host while running this candidate (it could
+                // not be started, supervised or confined) is its result: the
+                // run goes on and the candidate is not missing from it.
                 Err(e) => {
-                    self.cancel.cancel();
-                    self.send(EngineEvent::Failed {
-                        message: e.to_string(),
-                    });
-                    break;
+                    let detail = format!("harness fault: {e}");
+                    self.finished(
+                        index,
+                        CandidateResult::not_run(&detail, total_assertions),
+                        total,
+                    );
                 }
             }
         }
@@ -279,6 +289,17 @@ pub fn start(
     events: flume::Sender<EngineEvent>,
     waker: Waker,
 ) -> Result<EngineHandle, SandboxError> {
+    if settings.require_confinement {
+        let status = settings.limits.confinement();
+        let missing = if status.enabled {
+            status.missing()
+        } else {
+            vec!["all of it (confinement is off)"]
+        };
+        if !missing.is_empty() {
+            return Err(SandboxError::ConfinementMissing(missing.join(", ")));
+        }
+    }
     let cancel = Arc::new(CancelToken::new()?);
     let workers = settings.workers.max(1);
     let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));

@@ -75,6 +75,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .workers
             .map_or_else(engine::default_workers, usize::from),
         fast_start: args.fast_start,
+        require_confinement: args.require_confinement,
     };
     if let Some(s) = args.shard {
         eprintln!(
@@ -99,6 +100,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             ""
         }
     );
+    eprintln!("execscope: {}", settings.limits.confinement().describe());
     if !tasks.skipped.is_empty() {
         eprintln!(
             "execscope: {} non-code_exec task(s) skipped (not executed)",
@@ -123,9 +125,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     if let Some(e) = journal_error {
         eprintln!("execscope: warning: the journal could not be written: {e}");
-    }
-    if let Some(failure) = &done.failure {
-        anyhow::bail!("the run stopped early: {failure}");
     }
 
     let ks: Vec<usize> = match &args.k {
@@ -183,6 +182,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         let title = format!("execscope: {}", gens.path.display());
         report::write_markdown(&done.store, &ks, &title, path)?;
         eprintln!("execscope: Markdown summary written to {}", path.display());
+    }
+    // Whatever was written above says so too (`summary.complete`).
+    let (finished, planned) = (done.store.finished(), done.store.candidates.len());
+    if finished < planned || done.failure.is_some() {
+        eprintln!(
+            "execscope: the run stopped early: {finished} of {planned} candidates have results{}",
+            done.failure
+                .as_deref()
+                .map(|why| format!(" ({why})"))
+                .unwrap_or_default()
+        );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }

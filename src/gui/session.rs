@@ -46,6 +46,8 @@ struct ActiveRun {
     started: Instant,
     settings: RunSettings,
     python: Interpreter,
+    /// The user asked it to stop.
+    cancelled_by_user: bool,
 }
 
 /// How the last run ended.
@@ -349,6 +351,7 @@ impl Session {
                     started: Instant::now(),
                     settings,
                     python,
+                    cancelled_by_user: false,
                 })
             }
             Err(e) => self.notify(format!("cannot start the run: {e}"), true),
@@ -356,8 +359,9 @@ impl Session {
     }
 
     /// Stops the running candidates.
-    pub fn cancel(&self) {
-        if let Some(run) = &self.run {
+    pub fn cancel(&mut self) {
+        if let Some(run) = &mut self.run {
+            run.cancelled_by_user = true;
             run.handle.cancel();
         }
     }
@@ -414,16 +418,26 @@ impl Session {
                         }
                     }
                     run.handle.join();
-                    self.notify(
-                        format!(
-                            "{} {} of {} candidates in {:.1} s",
-                            if cancelled { "cancelled after" } else { "ran" },
-                            self.done,
-                            self.store.candidates.len(),
-                            elapsed.as_secs_f64()
-                        ),
-                        false,
-                    );
+                    let planned = self.store.candidates.len();
+                    if self.done < planned && !run.cancelled_by_user {
+                        self.notify(
+                            format!(
+                                "the run stopped early: {} of {planned} candidates have results",
+                                self.done
+                            ),
+                            true,
+                        );
+                    } else {
+                        self.notify(
+                            format!(
+                                "{} {} of {planned} candidates in {:.1} s",
+                                if cancelled { "cancelled after" } else { "ran" },
+                                self.done,
+                                elapsed.as_secs_f64()
+                            ),
+                            false,
+                        );
+                    }
                     self.last_run = Some(RunEnd {
                         elapsed,
                         cancelled,

@@ -75,6 +75,25 @@ impl App {
                     .on_disabled_hover_text(net.err().unwrap_or_default());
             });
             ui.end_row();
+            ui.label("Confinement");
+            ui.vertical(|ui| {
+                ui.checkbox(&mut s.confine, "Kernel confinement")
+                    .on_hover_text("Landlock and a seccomp filter: a candidate writes only in its own directory, reads only Python and system libraries, starts no process, reaches no other process, holds no privileges. Off: only the process guard and the denylist stand.");
+                ui.add_enabled(s.confine, egui::Checkbox::new(&mut s.network, "Allow network"))
+                    .on_hover_text("Let candidates open sockets and connect (TCP and UDP). Off by default.");
+                ui.add_enabled(s.confine, egui::Checkbox::new(&mut s.require_confinement, "Require every layer"))
+                    .on_hover_text("Refuse to run where the kernel lacks a layer, instead of running with the rest.");
+                ui.add(egui::DragValue::new(&mut s.disk_mib).range(0..=65_536).prefix("disk ").suffix(" MiB"))
+                    .on_hover_text("Most bytes a candidate may keep in its directory; going over it ends as error, disk limit. 0: no limit.");
+                let status = s.run_settings().limits.confinement();
+                let line = status.describe();
+                if status.enabled && status.missing().is_empty() {
+                    ui.weak_label(line);
+                } else {
+                    ui.error_label(line);
+                }
+            });
+            ui.end_row();
             ui.label("Start-up");
             ui.checkbox(&mut s.fast_start, "Fast start")
                 .on_hover_text("Each worker keeps one warm interpreter (harness and common modules loaded) and forks a fresh child per candidate: same limits, process group, denylist and result channel, several times faster. Off: a fresh interpreter per candidate.");

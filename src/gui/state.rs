@@ -47,6 +47,8 @@ pub struct Settings {
     pub network: bool,
     /// Most a candidate may keep in its directory, MiB (0: none).
     pub disk_mib: u64,
+    /// Refuse to run unless every confinement layer is in force.
+    pub require_confinement: bool,
     /// Fast start: a warm interpreter per worker forks each candidate.
     pub fast_start: bool,
 }
@@ -68,6 +70,7 @@ impl Default for Settings {
             confine: true,
             network: false,
             disk_mib: DEFAULT_DISK_LIMIT >> 20,
+            require_confinement: false,
             fast_start: false,
         }
     }
@@ -101,6 +104,7 @@ impl Settings {
             },
             workers: self.workers.clamp(1, 512),
             fast_start: self.fast_start,
+            require_confinement: self.require_confinement,
         }
     }
 }

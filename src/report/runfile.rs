@@ -87,6 +87,16 @@ pub struct SettingsRecord {
     /// Fast-start mode (a warm interpreter per worker forks each candidate).
     #[serde(default)]
     pub fast_start: bool,
+    /// Candidates could use the network.
+    #[serde(default)]
+    pub network: bool,
+    /// Most bytes a candidate could keep in its directory, if bounded.
+    #[serde(default)]
+    pub disk_limit_bytes: Option<u64>,
+    /// The kernel confinement in force, layer by layer (absent in run files
+    /// written before it existed).
+    #[serde(default)]
+    pub confinement: Option<crate::sandbox::confine::Status>,
 }
 
 /// The interpreter as saved.
@@ -191,6 +201,13 @@ pub struct SummaryRow {
     /// Whether the run was stopped before every candidate ran.
     #[serde(default)]
     pub cancelled: bool,
+    /// Whether every planned candidate has a result (false: the run stopped
+    /// early; `candidates` of `planned` have results).
+    #[serde(default = "yes")]
+    pub complete: bool,
+    /// Candidates the run planned (those with results are `candidates`).
+    #[serde(default)]
+    pub planned: usize,
     /// 95% bootstrap interval `[low, high]` of each reported pass@k (tasks
     /// resampled 2000 times with a fixed seed).
     #[serde(default)]
@@ -222,6 +239,10 @@ pub struct RunContext<'a> {
     pub shard: Option<ShardRecord>,
 }
 
+fn yes() -> bool {
+    true
+}
+
 impl RunFile {
     /// Builds the run file of `store` (finished candidates only).
     pub fn from_store(store: &Store, ctx: &RunContext<'_>) -> RunFile {
@@ -239,6 +260,9 @@ impl RunFile {
                 process_guard: ctx.settings.limits.process_guard,
                 no_network: ctx.settings.limits.no_network,
                 fast_start: ctx.settings.fast_start,
+                network: ctx.settings.limits.network,
+                disk_limit_bytes: ctx.settings.limits.disk_bytes,
+                confinement: Some(ctx.settings.limits.confinement()),
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),
@@ -257,6 +281,8 @@ impl RunFile {
                 pass_at_k: BTreeMap::new(),
                 elapsed_s: ctx.elapsed_s,
                 cancelled: ctx.cancelled,
+                complete: true,
+                planned: 0,
                 pass_at_k_ci: BTreeMap::new(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
@@ -293,6 +319,8 @@ impl RunFile {
             mean_score: summary.mean_score,
             pass_at_k: summary.pass_at_k,
             pass_at_k_ci: store.intervals(ks),
+            complete: store.finished() == store.candidates.len(),
+            planned: store.candidates.len(),
             ..self.summary
         };
         self

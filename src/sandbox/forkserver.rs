@@ -277,6 +277,7 @@ impl ForkServer {
             timeout,
             cancel,
             on_hand_off,
+            disk: limits.disk_bytes.map(|limit| (dir, limit)),
         };
         let input = Some(Input::Borrowed(self.commands.as_raw_fd()));
         let observed = supervise::supervise(&exit, input, &command, &pipes, &watch);

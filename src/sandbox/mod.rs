@@ -263,6 +263,12 @@ pub enum SandboxError {
         "cannot confine a candidate: {0} (run with confinement off to evaluate without it, at your own risk)"
     )]
     Confinement(std::io::Error),
+    /// Occurs when every confinement layer is required and this system lacks
+    /// some.
+    #[error(
+        "confinement is required but this system lacks: {0} (a newer Linux kernel has every layer; drop --require-confinement to run with what is here)"
+    )]
+    ConfinementMissing(String),
     /// Occurs when the run was cancelled before the candidate finished.
     #[error("cancelled")]
     Cancelled,

@@ -127,6 +127,7 @@ pub fn run_candidate_yielding(
         timeout,
         cancel,
         on_hand_off,
+        disk: limits.disk_bytes.map(|limit| (dir.path(), limit)),
     };
     let observed = supervise::supervise(&exit, stdin, &input, &pipes, &watch);
     let status = spawn::wait(pid);
@@ -231,6 +232,11 @@ pub(super) fn interpret(
     };
     if observed.overflow {
         result.detail = "output overflow".into();
+    } else if observed.disk_full {
+        result.detail = format!(
+            "disk limit ({} MiB in its directory)",
+            limits.disk_bytes.unwrap_or(0) >> 20
+        );
     } else if observed.timed_out {
         result.outcome = Outcome::Timeout;
         result.detail = format!("timed out after {:.1} s", timeout.as_secs_f64());

@@ -33,6 +33,9 @@ const CHECK_EVERY: Duration = Duration::from_millis(250);
 const FULL_PRIORITY_SHARE: u32 = 2;
 /// The niceness of a candidate past its full-priority CPU time.
 const DEMOTED_NICE: libc::c_int = 19;
+/// How often a running candidate's directory is measured against the disk
+/// limit (Landlock lets it write nowhere else).
+const DISK_CHECK_EVERY: Duration = Duration::from_millis(50);
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
 
@@ -317,6 +320,8 @@ pub(super) struct Watch<'a> {
     /// Called once, when the candidate gives its worker place to the next one:
     /// it mostly waits, or it has had its full-priority CPU time.
     pub on_hand_off: &'a dyn Fn(),
+    /// The candidate's directory and the most bytes it may hold.
+    pub disk: Option<(&'a std::path::Path, u64)>,
 }
 
 /// Everything the poll loop observed.
@@ -326,6 +331,8 @@ pub(super) struct Observed {
     pub envelope: Vec<u8>,
     pub timed_out: bool,
     pub overflow: bool,
+    /// The candidate's directory grew past the disk limit.
+    pub disk_full: bool,
     /// The raw wait status, where known.
     pub status: Option<libc::c_int>,
     /// The candidate's process group, where known.
@@ -381,6 +388,7 @@ pub(super) fn supervise(
     let deadline = watch.started + watch.timeout;
     let full_priority_cpu = watch.timeout / FULL_PRIORITY_SHARE;
     let mut check_at = watch.started + CHECK_EVERY;
+    let mut disk_at = watch.started + DISK_CHECK_EVERY;
     let persistent = matches!(exit, Exit::Server { .. });
     for fd in [
         input.as_ref().map(Input::fd),
@@ -399,6 +407,7 @@ pub(super) fn supervise(
         envelope: Vec::new(),
         timed_out: false,
         overflow: false,
+        disk_full: false,
         status: None,
         pgid: match exit {
             Exit::Child { pid, .. } => Some(*pid),
@@ -430,6 +439,16 @@ pub(super) fn supervise(
             obs.timed_out = true;
             kill(&obs);
             killed = true;
+        }
+        if let Some((dir, limit)) = watch.disk {
+            if running && now >= disk_at {
+                disk_at = now + DISK_CHECK_EVERY;
+                if over_disk_limit(dir, limit) {
+                    obs.disk_full = true;
+                    kill(&obs);
+                    killed = true;
+                }
+            }
         }
         if !demoted && running && now >= check_at {
             check_at = match obs.pgid {
@@ -467,6 +486,10 @@ pub(super) fn supervise(
             None if killed => now + Duration::from_secs(5),
             None if !demoted => deadline.min(check_at),
             None => deadline,
+        };
+        let wait_until = match watch.disk {
+            Some(_) if exited_at.is_none() && !killed => wait_until.min(disk_at),
+            _ => wait_until,
         };
         let mut fds: Vec<libc::pollfd> = Vec::with_capacity(6);
         let mut slot = |fd: RawFd, events: libc::c_short| {
@@ -595,8 +618,43 @@ pub(super) fn supervise(
         }
     }
     kill(&obs);
+    // What it wrote just before it ended counts too.
+    if let Some((dir, limit)) = watch.disk {
+        obs.disk_full |= over_disk_limit(dir, limit);
+    }
     obs.envelope = envelope.excerpt;
     Ok(obs)
+}
+
+/// Most directory entries the disk check looks at: a candidate that makes
+/// more is over the limit (the walk stays cheap for the host).
+const DISK_ENTRIES_MAX: usize = 20_000;
+
+/// Whether `dir` holds more than `limit` bytes of allocated blocks (sparse
+/// files count what they use), or more entries than the check looks at.
+fn over_disk_limit(dir: &std::path::Path, limit: u64) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mut pending = vec![dir.to_path_buf()];
+    let (mut bytes, mut entries) = (0u64, 0usize);
+    while let Some(d) = pending.pop() {
+        let Ok(list) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in list.flatten() {
+            entries += 1;
+            if entries > DISK_ENTRIES_MAX {
+                return true;
+            }
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            bytes = bytes.saturating_add(meta.blocks().saturating_mul(512));
+            if meta.is_dir() {
+                pending.push(entry.path());
+            }
+        }
+    }
+    bytes > limit
 }
 
 /// Reads and throws away whatever is waiting on `fd` (left there by processes
