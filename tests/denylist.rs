@@ -108,3 +108,46 @@ fn the_denylist_is_configurable() {
     let r = run_with("import socket\n", &["True"], &none, Duration::from_secs(3));
     assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
 }
+
+#[test]
+fn standard_library_modules_that_need_a_denied_module_import_under_confinement_only() {
+    let code = "import tempfile, pathlib, zipfile, logging.handlers, asyncio\nwith tempfile.TemporaryDirectory() as d:\n    p = pathlib.Path(d, 'x')\n    p.write_text('y')\n    ok = p.read_text() == 'y'\n";
+    let r = run(code, &["ok"]);
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+    // Without the kernel confinement the strict rule stays.
+    let strict = Limits {
+        confine: false,
+        ..Limits::default()
+    };
+    let r = run_with(code, &["ok"], &strict, Duration::from_secs(3));
+    assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+    assert!(r.detail.contains("denied: shutil"), "{}", r.detail);
+}
+
+#[test]
+fn the_candidates_own_loads_of_a_denied_module_are_refused_in_every_form() {
+    let shutil = "import os, tempfile\npath = os.path.join(os.path.dirname(tempfile.__file__), 'shutil.py')\n";
+    for code in [
+        // Its file under another name, three ways.
+        format!("{shutil}import importlib.util\nspec = importlib.util.spec_from_file_location('x', path)\nm = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\n"),
+        format!("{shutil}import importlib.machinery\nimportlib.machinery.SourceFileLoader('y', path).load_module()\n"),
+        format!("{shutil}import runpy\nrunpy.run_path(path)\n"),
+        format!("{shutil}exec(compile(open(path).read(), 'z', 'exec'), {{}})\n"),
+        "import glob, sys, importlib.util\nso = glob.glob([p for p in sys.path if p.endswith('lib-dynload')][0] + '/_ctypes*')[0]\nspec = importlib.util.spec_from_file_location('_ctypes', so)\nimportlib.util.module_from_spec(spec)\n".to_string(),
+        // A library function importing a name it is handed.
+        "import pkgutil\npkgutil.resolve_name('shutil:rmtree')\n".to_string(),
+        "import pickle\npickle.loads(b'cshutil\\nrmtree\\n.')\n".to_string(),
+        "import pickle, io\npickle._Unpickler(io.BytesIO(b'csubprocess\\nrun\\n.')).load()\n".to_string(),
+        // Code it compiled, and a module it wrote.
+        "exec('import shutil')\n".to_string(),
+        "open('helper.py', 'w').write('import shutil\\n')\nimport sys\nsys.path.insert(0, '.')\nimport helper\n".to_string(),
+        // The private C modules beneath.
+        "import _ctypes\n".to_string(),
+        "import _socket\n".to_string(),
+        "import _posixsubprocess\n".to_string(),
+    ] {
+        let r = run(&code, &["True"]);
+        assert_eq!(r.outcome, Outcome::Error, "{code}: {r:?}");
+        assert!(r.detail.contains("denied"), "{code}: {}", r.detail);
+    }
+}

@@ -70,18 +70,26 @@ fn a_candidate_that_kills_its_server_is_an_error_and_the_next_one_runs() {
 
 #[test]
 fn a_module_that_needs_a_denied_one_fails_alike_though_it_is_preloaded() {
-    // `typing` imports `re`; fast start preloads typing, but not with re denied.
-    let limits = Limits {
+    // `typing` imports `re`; fast start preloads typing, but not with re
+    // denied. Without confinement the strict rule refuses it in both modes.
+    let strict = Limits {
         denylist: vec!["re".into()],
+        confine: false,
         ..Limits::default()
     };
-    let r = run_with(
-        "from typing import List\n",
-        &["True"],
-        &limits,
-        Duration::from_secs(3),
-    );
+    let code = "from typing import List\n";
+    let r = run_with(code, &["True"], &strict, Duration::from_secs(3));
     assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+    assert!(r.detail.contains("denied: re"), "{}", r.detail);
+    // Confined, typing may load it for itself, in both modes alike; the
+    // candidate's own import is still refused.
+    let confined = Limits {
+        confine: true,
+        ..strict
+    };
+    let r = run_with(code, &["True"], &confined, Duration::from_secs(3));
+    assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+    let r = run_with("import re\n", &["True"], &confined, Duration::from_secs(3));
     assert!(r.detail.contains("denied: re"), "{}", r.detail);
 }
 

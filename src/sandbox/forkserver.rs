@@ -142,7 +142,7 @@ impl ForkServer {
             envelope: envelope_r,
             home,
         };
-        let flags = if limits.process_guard { "guard" } else { "" };
+        let flags = payload::flags(limits);
         let init = fields(&[
             python.sys_path.join("\n").as_bytes(),
             limits.denylist.join("\n").as_bytes(),

@@ -161,6 +161,15 @@ impl ChildSetup {
                     libc::_exit(1);
                 }
             }
+            // Before the descriptors are placed: placing them may overwrite the
+            // host's number of the Landlock ruleset. The namespace first (it
+            // needs the capabilities the confinement drops).
+            if let Some(net) = &self.network {
+                enter_netns(net)?;
+            }
+            if let Some(confine) = &self.confine {
+                confine.apply()?;
+            }
             // Copied high first, so that placing one cannot overwrite another.
             let mut high = [0 as RawFd; 8];
             for (i, &(ours, _)) in self.fds.iter().enumerate().take(high.len()) {
@@ -174,12 +183,6 @@ impl ChildSetup {
                 if libc::dup2(high[i], theirs) == -1 {
                     return Err(io::Error::last_os_error());
                 }
-            }
-            if let Some(net) = &self.network {
-                enter_netns(net)?;
-            }
-            if let Some(confine) = &self.confine {
-                confine.apply()?;
             }
             // Nothing else the host inherited reaches the candidate: closed at
             // exec, so that the spawn can still report a failure until then.

@@ -24,11 +24,26 @@ pub(super) fn encode(
     field(&program.code);
     field(&limits.denylist.join("\n"));
     field(&python.sys_path.join("\n"));
-    field(if limits.process_guard { "guard" } else { "" });
+    field(&flags(limits));
     for a in program.assertions.iter() {
         field(a);
     }
     out
+}
+
+/// The harness's switches: `guard` (the process guard) and `confined` (the
+/// kernel confinement is in force, so modules of the interpreter's own path
+/// may load a denied module for themselves).
+pub(super) fn flags(limits: &Limits) -> String {
+    let status = limits.confinement();
+    let mut words = Vec::new();
+    if limits.process_guard {
+        words.push("guard");
+    }
+    if status.enabled && status.files && status.seccomp {
+        words.push("confined");
+    }
+    words.join(" ")
 }
 
 /// The harness's report, once its token is checked.

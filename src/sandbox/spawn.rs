@@ -283,12 +283,14 @@ extern "C" fn child_main(plan: *mut libc::c_void) -> libc::c_int {
     // before the clone.
     unsafe {
         let plan = &*plan.cast::<Plan>();
+        // Out of the way of the descriptors the set-up places (0 to 5).
+        let report = libc::fcntl(plan.report, libc::F_DUPFD_CLOEXEC, 64);
         let errno = match prepare_and_exec(plan) {
             Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
             Ok(()) => libc::EINVAL,
         };
         let bytes = errno.to_ne_bytes();
-        libc::write(plan.report, bytes.as_ptr().cast(), bytes.len());
+        libc::write(report, bytes.as_ptr().cast(), bytes.len());
         libc::_exit(127)
     }
 }
