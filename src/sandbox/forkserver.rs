@@ -62,30 +62,6 @@ fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
     out
 }
 
-/// What a server's children enforce on themselves (see the harness's
-/// `_load_child_confinement`): the numbers of `landlock_restrict_self` and
-/// `seccomp`, the ruleset's descriptor (-1: none), then the filter's bytes.
-/// Empty when the server is not confined.
-fn child_confinement(limits: &Limits, confine: Option<&confine::Prepared>) -> Vec<u8> {
-    let Some(confine) = confine else {
-        return Vec::new();
-    };
-    let status = limits.confinement();
-    let fd = if confine.ruleset().is_some() {
-        limits::RULESET_FD
-    } else {
-        -1
-    };
-    let mut out = format!(
-        "{} {} {fd}\n",
-        libc::SYS_landlock_restrict_self,
-        libc::SYS_seccomp
-    )
-    .into_bytes();
-    out.extend(confine::child_filter_bytes(&status));
-    out
-}
-
 fn unusable(python: &Interpreter, reason: String) -> SandboxError {
     SandboxError::InterpreterUnusable {
         command: python.executable.display().to_string(),
@@ -117,7 +93,7 @@ impl ForkServer {
         let (envelope_r, envelope_w) = pipe_cloexec()?;
         let (control_r, control_w) = pipe_cloexec()?;
         let confine = process::confinement(limits, python, home.path(), true)?;
-        let child_confinement = child_confinement(limits, confine.as_ref());
+        let child_confinement = confine::child_field(limits, confine.as_ref(), limits::RULESET_FD);
         let setup = ChildSetup::server(
             limits,
             envelope_w.as_raw_fd(),

@@ -106,7 +106,9 @@ impl ChildSetup {
         control_w: RawFd,
         confine: Option<Prepared>,
     ) -> ChildSetup {
+        #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
         let mut fds = vec![(envelope_w, ENVELOPE_FD), (control_w, CONTROL_FD)];
+        #[cfg(target_os = "linux")]
         if let Some(ruleset) = confine.as_ref().and_then(Prepared::ruleset) {
             fds.push((ruleset.fd(), RULESET_FD));
         }
@@ -123,6 +125,7 @@ impl ChildSetup {
 
     /// The seccomp filter to load just before exec, which allows exactly one
     /// exec: of the path at `exec_path` (the pointer the child passes).
+    #[cfg(target_os = "linux")]
     pub(super) fn filter(&self, exec_path: *const libc::c_char) -> Option<Vec<libc::sock_filter>> {
         self.confine
             .as_ref()

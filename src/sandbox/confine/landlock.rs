@@ -99,33 +99,6 @@ fn handled_fs(abi: u32) -> u64 {
     rights
 }
 
-/// What a ruleset built here enforces, by layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Coverage {
-    /// The kernel's ABI version.
-    pub abi: u32,
-    /// TCP bind and connect are refused (ABI 4).
-    pub tcp: bool,
-    /// Signals and abstract unix sockets stay inside the domain (ABI 6).
-    pub scopes: bool,
-    /// Truncation outside the writable paths is refused (ABI 3).
-    pub truncate: bool,
-}
-
-impl Coverage {
-    /// What the running kernel gives a ruleset that refuses the network when
-    /// `network` is false.
-    pub fn of_kernel(network: bool) -> Coverage {
-        let abi = abi();
-        Coverage {
-            abi,
-            tcp: !network && abi >= 4,
-            scopes: abi >= 6,
-            truncate: abi >= 3,
-        }
-    }
-}
-
 /// A ruleset ready to be enforced in a child.
 #[derive(Debug)]
 pub(crate) struct Ruleset(OwnedFd);

@@ -1,0 +1,218 @@
+//! What a child applies to confine itself, prepared in the host: the Landlock
+//! ruleset of its policy (paths opened here), the seccomp filter, the
+//! capabilities to drop; and what a fork server's children apply themselves.
+//! Systems other than Linux have none of these layers, so nothing can be
+//! prepared there ([`Prepared`] has no value).
+
+#[cfg(target_os = "linux")]
+pub(crate) use linux::*;
+#[cfg(not(target_os = "linux"))]
+pub(crate) use other::*;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::io;
+    use std::path::{Path, PathBuf};
+
+    use super::super::caps;
+    use super::super::landlock::{self, Ruleset};
+    use super::super::seccomp::{self, Rules};
+    use super::super::{Status, read_only_paths};
+    use crate::sandbox::{Interpreter, Limits};
+
+    /// The rules of a candidate of `python` whose own directory is `dir`.
+    fn rules(python: &Interpreter, dir: &Path) -> Vec<(PathBuf, u64)> {
+        use landlock::fs;
+        let mut rules: Vec<(PathBuf, u64)> = read_only_paths(python)
+            .into_iter()
+            .map(|p| (p, fs::READ))
+            .collect();
+        rules.push(("/dev/null".into(), fs::READ_FILE | fs::WRITE_FILE));
+        let exe = std::fs::canonicalize(&python.executable).unwrap_or(python.executable.clone());
+        if let Some(loader) = elf_interpreter(&exe) {
+            rules.push((loader, fs::EXECUTE | fs::READ_FILE));
+        }
+        rules.push((exe, fs::EXECUTE | fs::READ_FILE));
+        rules.push((dir.to_path_buf(), fs::OWN_DIR));
+        rules
+    }
+
+    /// The program interpreter (`PT_INTERP`, the dynamic loader) named by the ELF
+    /// executable at `path`, which the kernel opens for execution too.
+    fn elf_interpreter(path: &Path) -> Option<PathBuf> {
+        use std::os::unix::ffi::OsStrExt;
+        let data = std::fs::read(path).ok()?;
+        let u16_at = |o: usize| Some(u16::from_le_bytes(data.get(o..o + 2)?.try_into().ok()?));
+        let u32_at = |o: usize| Some(u32::from_le_bytes(data.get(o..o + 4)?.try_into().ok()?));
+        let u64_at = |o: usize| Some(u64::from_le_bytes(data.get(o..o + 8)?.try_into().ok()?));
+        // 64-bit little-endian ELF only (the architectures the filter knows).
+        if data.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let phoff = usize::try_from(u64_at(0x20)?).ok()?;
+        let phentsize = usize::from(u16_at(0x36)?);
+        let phnum = usize::from(u16_at(0x38)?);
+        for i in 0..phnum {
+            let ph = phoff + i * phentsize;
+            if u32_at(ph)? == 3 {
+                let offset = usize::try_from(u64_at(ph + 8)?).ok()?;
+                let size = usize::try_from(u64_at(ph + 32)?).ok()?;
+                let name = data.get(offset..offset + size)?;
+                let name = name.strip_suffix(b"\0").unwrap_or(name);
+                return Some(PathBuf::from(std::ffi::OsStr::from_bytes(name)));
+            }
+        }
+        None
+    }
+
+    /// Everything a child needs to confine itself, prepared in the host.
+    #[derive(Debug)]
+    pub(crate) struct Prepared {
+        ruleset: Option<Ruleset>,
+        /// The filter's rules (its exec pointer is filled in at spawn).
+        pub rules: Rules,
+        seccomp: bool,
+        last_cap: libc::c_ulong,
+    }
+
+    impl Prepared {
+        /// The confinement of a candidate of `python` whose directory is `dir`,
+        /// as far as `status` says the kernel gives it.
+        pub(crate) fn new(
+            status: &Status,
+            python: &Interpreter,
+            dir: &Path,
+            fork: bool,
+        ) -> io::Result<Prepared> {
+            let ruleset = if status.files {
+                Some(Ruleset::build(
+                    &rules(python, dir)
+                        .iter()
+                        .map(|(p, r)| (p.as_path(), *r))
+                        .collect::<Vec<_>>(),
+                    status.network,
+                )?)
+            } else {
+                None
+            };
+            Ok(Prepared {
+                ruleset,
+                rules: Rules {
+                    fork,
+                    exec_path: None,
+                    network: status.network,
+                    filter_signals: !status.scopes,
+                },
+                seccomp: status.seccomp,
+                last_cap: caps::last_cap(),
+            })
+        }
+
+        /// The seccomp filter, allowing one exec of the path at `exec_path`.
+        pub(crate) fn filter(&self, exec_path: Option<u64>) -> Option<Vec<libc::sock_filter>> {
+            self.seccomp.then(|| {
+                seccomp::program(&Rules {
+                    exec_path,
+                    ..self.rules
+                })
+            })
+        }
+
+        /// The Landlock ruleset, if files are confined.
+        pub(crate) fn ruleset(&self) -> Option<&Ruleset> {
+            self.ruleset.as_ref()
+        }
+
+        /// Drops privileges and enforces the Landlock ruleset on the calling
+        /// thread (the filter comes last, just before exec: [`install_filter`]).
+        ///
+        /// # Safety
+        /// Async-signal-safe system calls on data prepared before the fork.
+        pub(crate) unsafe fn apply(&self) -> io::Result<()> {
+            // SAFETY: as documented on each; all on the calling thread.
+            unsafe {
+                caps::drop_all(self.last_cap)?;
+                caps::no_new_privs()?;
+                if let Some(ruleset) = &self.ruleset {
+                    landlock::restrict_self(ruleset.fd())?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    /// Loads a filter made by [`Prepared::filter`].
+    ///
+    /// # Safety
+    /// Async-signal-safe: one system call; no_new_privs must be set.
+    pub(crate) unsafe fn install_filter(filter: &[libc::sock_filter]) -> io::Result<()> {
+        // SAFETY: forwarded to the caller.
+        unsafe { seccomp::install(filter) }
+    }
+
+    /// What a fork server's children enforce on themselves before any candidate
+    /// code (see the harness's `_load_child_confinement`): the numbers of
+    /// `landlock_restrict_self` and `seccomp`, the descriptor of the ruleset
+    /// (`ruleset_fd`, or -1), then the bytes of a filter without fork and exec.
+    /// Empty when the server is not confined.
+    pub(crate) fn child_field(
+        limits: &Limits,
+        server: Option<&Prepared>,
+        ruleset_fd: i32,
+    ) -> Vec<u8> {
+        let Some(server) = server else {
+            return Vec::new();
+        };
+        let status = limits.confinement();
+        let fd = if server.ruleset().is_some() {
+            ruleset_fd
+        } else {
+            -1
+        };
+        let mut out = format!(
+            "{} {} {fd}\n",
+            libc::SYS_landlock_restrict_self,
+            libc::SYS_seccomp
+        )
+        .into_bytes();
+        if status.seccomp {
+            out.extend(seccomp::to_bytes(&seccomp::program(&Rules {
+                fork: false,
+                exec_path: None,
+                network: status.network,
+                filter_signals: !status.scopes,
+            })));
+        }
+        out
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod other {
+    use std::io;
+    use std::path::Path;
+
+    use super::super::Status;
+    use crate::sandbox::{Interpreter, Limits};
+
+    /// No confinement can be prepared here.
+    #[derive(Debug)]
+    pub(crate) enum Prepared {}
+
+    impl Prepared {
+        pub(crate) fn new(_: &Status, _: &Interpreter, _: &Path, _: bool) -> io::Result<Prepared> {
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "no kernel confinement on this system",
+            ))
+        }
+        pub(crate) unsafe fn apply(&self) -> io::Result<()> {
+            match *self {}
+        }
+    }
+
+    /// Empty: there is no server confinement to pass on.
+    pub(crate) fn child_field(_: &Limits, _: Option<&Prepared>, _: i32) -> Vec<u8> {
+        Vec::new()
+    }
+}
