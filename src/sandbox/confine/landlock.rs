@@ -99,15 +99,52 @@ fn handled_fs(abi: u32) -> u64 {
     rights
 }
 
+/// One path and what may be done beneath it, opened (`O_PATH`) once and
+/// added to as many rulesets as need it.
+#[derive(Debug)]
+pub(crate) struct Rule {
+    path: std::path::PathBuf,
+    fd: OwnedFd,
+    allowed: u64,
+}
+
+impl Rule {
+    /// Opens `path` for a rule granting `rights` (as far as the kernel knows
+    /// them, and as far as they apply to a file when it is one); `None` when
+    /// it does not exist.
+    pub(crate) fn open(path: &Path, rights: u64) -> Option<Rule> {
+        use std::os::unix::ffi::OsStrExt;
+        let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+        // SAFETY: open with O_PATH on a NUL-terminated path.
+        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: the descriptor just opened.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        let rights = rights & handled_fs(abi());
+        Some(Rule {
+            path: path.to_path_buf(),
+            fd,
+            allowed: if is_dir {
+                rights
+            } else {
+                rights & fs::ON_FILES
+            },
+        })
+    }
+}
+
 /// A ruleset ready to be enforced in a child.
 #[derive(Debug)]
 pub(crate) struct Ruleset(OwnedFd);
 
 impl Ruleset {
     /// Creates a ruleset that handles every right the kernel knows, refuses
-    /// TCP unless `network`, scopes signals and abstract sockets, and allows
-    /// each `(path, rights)` rule (paths that do not exist are skipped).
-    pub(crate) fn build(rules: &[(&Path, u64)], network: bool) -> io::Result<Ruleset> {
+    /// TCP unless `network`, and scopes signals and abstract sockets; it
+    /// allows nothing until rules are added.
+    pub(crate) fn new(network: bool) -> io::Result<Ruleset> {
         let abi = abi();
         if abi == 0 {
             return Err(io::Error::new(
@@ -115,9 +152,8 @@ impl Ruleset {
                 "this kernel has no Landlock",
             ));
         }
-        let handled = handled_fs(abi);
         let attr = RulesetAttr {
-            handled_access_fs: handled,
+            handled_access_fs: handled_fs(abi),
             handled_access_net: if !network && abi >= 4 {
                 NET_BIND_TCP | NET_CONNECT_TCP
             } else {
@@ -142,34 +178,14 @@ impl Ruleset {
             return Err(io::Error::last_os_error());
         }
         // SAFETY: a descriptor the kernel just returned to us (close-on-exec).
-        let ruleset = Ruleset(unsafe { OwnedFd::from_raw_fd(fd as RawFd) });
-        for &(path, rights) in rules {
-            ruleset.allow(path, rights & handled)?;
-        }
-        Ok(ruleset)
+        Ok(Ruleset(unsafe { OwnedFd::from_raw_fd(fd as RawFd) }))
     }
 
-    fn allow(&self, path: &Path, rights: u64) -> io::Result<()> {
-        use std::os::unix::ffi::OsStrExt;
-        let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-            return Ok(());
-        };
-        // SAFETY: open with O_PATH on a NUL-terminated path.
-        let fd = unsafe { libc::open(c_path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Ok(());
-        }
-        // SAFETY: the descriptor just opened.
-        let parent = unsafe { OwnedFd::from_raw_fd(fd) };
-        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-        let allowed = if is_dir {
-            rights
-        } else {
-            rights & fs::ON_FILES
-        };
+    /// Adds `rule`.
+    pub(crate) fn add(&self, rule: &Rule) -> io::Result<()> {
         let attr = PathBeneathAttr {
-            allowed_access: allowed,
-            parent_fd: parent.as_raw_fd(),
+            allowed_access: rule.allowed,
+            parent_fd: rule.fd.as_raw_fd(),
         };
         // SAFETY: our ruleset descriptor and a valid path-beneath attribute.
         let rc = unsafe {
@@ -184,7 +200,7 @@ impl Ruleset {
         if rc < 0 {
             return Err(io::Error::other(format!(
                 "Landlock refused a rule for {}: {}",
-                path.display(),
+                rule.path.display(),
                 io::Error::last_os_error()
             )));
         }

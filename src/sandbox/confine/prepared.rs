@@ -15,25 +15,39 @@ mod linux {
     use std::path::{Path, PathBuf};
 
     use super::super::caps;
-    use super::super::landlock::{self, Ruleset};
+    use super::super::landlock::{self, Rule, Ruleset};
     use super::super::seccomp::{self, Rules};
     use super::super::{Status, read_only_paths};
     use crate::sandbox::{Interpreter, Limits};
 
-    /// The rules of a candidate of `python` whose own directory is `dir`.
-    fn rules(python: &Interpreter, dir: &Path) -> Vec<(PathBuf, u64)> {
+    /// The rules every candidate of `python` shares (all but its own
+    /// directory), opened once per interpreter and kept.
+    fn shared_rules(python: &Interpreter) -> std::sync::Arc<Vec<Rule>> {
+        use std::sync::{Arc, Mutex};
+        type Cache = Mutex<Vec<(PathBuf, Arc<Vec<Rule>>)>>;
+        static CACHE: Cache = Mutex::new(Vec::new());
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, rules)) = cache.iter().find(|(exe, _)| *exe == python.executable) {
+            return Arc::clone(rules);
+        }
         use landlock::fs;
-        let mut rules: Vec<(PathBuf, u64)> = read_only_paths(python)
+        let mut wanted: Vec<(PathBuf, u64)> = read_only_paths(python)
             .into_iter()
             .map(|p| (p, fs::READ))
             .collect();
-        rules.push(("/dev/null".into(), fs::READ_FILE | fs::WRITE_FILE));
+        wanted.push(("/dev/null".into(), fs::READ_FILE | fs::WRITE_FILE));
         let exe = std::fs::canonicalize(&python.executable).unwrap_or(python.executable.clone());
         if let Some(loader) = elf_interpreter(&exe) {
-            rules.push((loader, fs::EXECUTE | fs::READ_FILE));
+            wanted.push((loader, fs::EXECUTE | fs::READ_FILE));
         }
-        rules.push((exe, fs::EXECUTE | fs::READ_FILE));
-        rules.push((dir.to_path_buf(), fs::OWN_DIR));
+        wanted.push((exe, fs::EXECUTE | fs::READ_FILE));
+        let rules: Arc<Vec<Rule>> = Arc::new(
+            wanted
+                .iter()
+                .filter_map(|(path, rights)| Rule::open(path, *rights))
+                .collect(),
+        );
+        cache.push((python.executable.clone(), Arc::clone(&rules)));
         rules
     }
 
@@ -85,13 +99,14 @@ mod linux {
             fork: bool,
         ) -> io::Result<Prepared> {
             let ruleset = if status.files {
-                Some(Ruleset::build(
-                    &rules(python, dir)
-                        .iter()
-                        .map(|(p, r)| (p.as_path(), *r))
-                        .collect::<Vec<_>>(),
-                    status.network,
-                )?)
+                let ruleset = Ruleset::new(status.network)?;
+                for rule in shared_rules(python).iter() {
+                    ruleset.add(rule)?;
+                }
+                let own = Rule::open(dir, landlock::fs::OWN_DIR)
+                    .ok_or_else(|| io::Error::other(format!("cannot open {}", dir.display())))?;
+                ruleset.add(&own)?;
+                Some(ruleset)
             } else {
                 None
             };
@@ -176,12 +191,7 @@ mod linux {
         )
         .into_bytes();
         if status.seccomp {
-            out.extend(seccomp::to_bytes(&seccomp::program(&Rules {
-                fork: false,
-                exec_path: None,
-                network: status.network,
-                filter_signals: !status.scopes,
-            })));
+            out.extend(seccomp::to_bytes(&seccomp::child_program()));
         }
         out
     }
