@@ -1,7 +1,7 @@
 //! Cancellation that wakes every waiting worker at once: a flag plus a self-pipe
 //! whose read end each sandbox poll loop watches.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Shared cancellation signal for a run.
@@ -15,7 +15,7 @@ pub struct CancelToken {
 impl CancelToken {
     /// A new, not yet cancelled token.
     pub fn new() -> std::io::Result<Self> {
-        let (read, write) = super::supervise::pipe_cloexec()?;
+        let (read, write) = super::sys::pipe_cloexec()?;
         Ok(CancelToken {
             flag: AtomicBool::new(false),
             read,
@@ -41,10 +41,4 @@ impl CancelToken {
     pub(crate) fn fd(&self) -> RawFd {
         self.read.as_raw_fd()
     }
-}
-
-/// Wraps a raw descriptor returned by `pipe2`.
-pub(super) fn owned(fd: RawFd) -> OwnedFd {
-    // SAFETY: callers pass a freshly created descriptor that nothing else owns.
-    unsafe { OwnedFd::from_raw_fd(fd) }
 }

@@ -11,10 +11,12 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use super::capture::Stream;
 use super::confine;
 use super::limits::{self, ChildSetup};
 use super::process::{self, Times};
-use super::supervise::{self, Exit, Input, Pipes, Watch, monotonic_ns, pipe_cloexec};
+use super::supervise::{self, Exit, Input, Pipes, Watch};
+use super::sys::{self, monotonic_ns, pipe_cloexec};
 use super::{CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
 use super::{payload, reaper, spawn};
 use crate::plan::Program;
@@ -108,7 +110,7 @@ impl ForkServer {
         })?;
         drop((envelope_w, control_w));
         let pid = child.pid;
-        supervise::set_nonblocking(control_r.as_raw_fd());
+        sys::set_nonblocking(control_r.as_raw_fd());
         let server = ForkServer {
             pid,
             commands: child.stdin,
@@ -137,7 +139,7 @@ impl ForkServer {
     /// Waits until a launched server has loaded; why not, with its stderr.
     fn ready(&self, python: &Interpreter) -> Result<(), SandboxError> {
         self.await_ready().map_err(|why| {
-            let mut err = supervise::Stream::new();
+            let mut err = Stream::new();
             let mut buf = [0u8; 4096];
             err.pump(self.stderr.as_raw_fd(), 4096, &mut buf);
             let stderr = String::from_utf8_lossy(&err.excerpt).trim().to_owned();
@@ -157,7 +159,7 @@ impl ForkServer {
             libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
         }
         while !data.is_empty() {
-            match supervise::write_fd(fd, data) {
+            match sys::write_fd(fd, data) {
                 Ok(n) => data = &data[n..],
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -187,7 +189,7 @@ impl ForkServer {
             if rc <= 0 {
                 continue;
             }
-            match supervise::read_fd(fd, &mut buf) {
+            match sys::read_fd(fd, &mut buf) {
                 Ok(0) => return Err("it exited".into()),
                 Ok(n) => got.extend_from_slice(&buf[..n]),
                 Err(e)
@@ -282,7 +284,7 @@ impl ForkServer {
 
 impl Drop for ForkServer {
     fn drop(&mut self) {
-        supervise::kill_group(self.pid);
+        sys::kill_group(self.pid);
         spawn::wait(self.pid);
         reaper::finished(self.pid);
     }

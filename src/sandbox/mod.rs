@@ -4,15 +4,19 @@
 //! does ends in one of the five [`Outcome`]s; the host never panics or hangs.
 
 mod cancel;
+mod capture;
 pub mod confine;
+mod disk;
 mod forkserver;
 mod interpreter;
 mod limits;
+mod pacing;
 mod payload;
 mod process;
 mod reaper;
 mod spawn;
 mod supervise;
+mod sys;
 
 use std::time::Duration;
 

@@ -106,8 +106,7 @@ pub(super) fn token() -> String {
     let mut bytes = [0u8; 16];
     if getrandom::fill(&mut bytes).is_err() {
         // Fall back to time and address entropy; still unknown to the candidate.
-        let t =
-            super::supervise::monotonic_ns() as u128 ^ (&bytes as *const _ as usize as u128) << 64;
+        let t = super::sys::monotonic_ns() as u128 ^ (&bytes as *const _ as usize as u128) << 64;
         bytes = t.to_le_bytes();
     }
     bytes.iter().map(|b| format!("{b:02x}")).collect()

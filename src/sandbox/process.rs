@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::confine::Prepared;
 use super::limits::ChildSetup;
-use super::supervise::{
-    self, Exit, Input, Observed, Pipes, Stop, Watch, monotonic_ns, pipe_cloexec,
-};
+use super::supervise::{self, Exit, Input, Observed, Pipes, Stop, Watch};
+use super::sys::{self, monotonic_ns, pipe_cloexec};
 use super::{
     CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Outcome, SandboxError, Timing,
 };
@@ -114,7 +113,7 @@ pub fn run_candidate_yielding(
     let (stdout, stderr) = (child.stdout, child.stderr);
     let exit = Exit::Child {
         pid,
-        pidfd: supervise::pidfd(pid),
+        pidfd: sys::pidfd(pid),
     };
     let pipes = Pipes {
         stdout: stdout.as_raw_fd(),

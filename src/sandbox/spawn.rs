@@ -19,7 +19,7 @@ use std::path::Path;
 
 use super::limits::ChildSetup;
 use super::process::{PYTHON_FLAGS, harness_program};
-use super::supervise::pipe_cloexec;
+use super::sys::{pipe_cloexec, read_fd};
 use super::{Interpreter, reaper};
 
 /// A started child: its process id and our ends of its stdio.
@@ -265,7 +265,7 @@ fn clone_vfork(
         // The child has exec'd or exited (CLONE_VFORK): its end is closed.
         drop(report_w);
         let mut errno = [0u8; 4];
-        match super::supervise::read_fd(report_r.as_raw_fd(), &mut errno) {
+        match read_fd(report_r.as_raw_fd(), &mut errno) {
             Ok(4) => {
                 wait(pid);
                 Err(io::Error::from_raw_os_error(i32::from_ne_bytes(errno)))

@@ -20,6 +20,8 @@
 //! kernel that lacks one runs with the rest.
 
 #[cfg(target_os = "linux")]
+mod calls;
+#[cfg(target_os = "linux")]
 mod caps;
 #[cfg(target_os = "linux")]
 mod landlock;

@@ -1,0 +1,141 @@
+//! The system-call policy: which calls a candidate may not make at all, and
+//! which only on itself. `seccomp.rs` turns it into a filter.
+
+/// Namespace flags, refused in `clone` even for threads.
+pub(super) const NAMESPACE_FLAGS: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWCGROUP) as u32;
+
+/// The extended-attribute calls of Linux 6.13 (`setxattrat`, `removexattrat`),
+/// the same numbers on x86_64 and aarch64, not yet in `libc`.
+const SETXATTRAT: libc::c_long = 463;
+const REMOVEXATTRAT: libc::c_long = 466;
+
+/// Calls refused outright, with `EPERM`: other processes (tracing, their
+/// memory, their limits through handles), the kernel's global state (mounts,
+/// namespaces, modules, keys, clocks, BPF, perf), ways around this filter
+/// (io_uring), System V and POSIX message IPC shared with the user's desktop,
+/// and changing modes, owners, times and extended attributes (Landlock has
+/// no right for these, so they would reach files outside the candidate's
+/// directory).
+pub(super) fn denied() -> Vec<libc::c_long> {
+    use libc::*;
+    let mut calls = vec![
+        SYS_ptrace,
+        SYS_process_vm_readv,
+        SYS_process_vm_writev,
+        SYS_process_madvise,
+        SYS_pidfd_getfd,
+        SYS_kcmp,
+        SYS_migrate_pages,
+        SYS_move_pages,
+        SYS_mount,
+        SYS_umount2,
+        SYS_pivot_root,
+        SYS_chroot,
+        SYS_unshare,
+        SYS_setns,
+        SYS_fsopen,
+        SYS_fsconfig,
+        SYS_fsmount,
+        SYS_fspick,
+        SYS_move_mount,
+        SYS_open_tree,
+        SYS_mount_setattr,
+        SYS_open_by_handle_at,
+        SYS_keyctl,
+        SYS_add_key,
+        SYS_request_key,
+        SYS_bpf,
+        SYS_perf_event_open,
+        SYS_userfaultfd,
+        SYS_kexec_load,
+        SYS_kexec_file_load,
+        SYS_init_module,
+        SYS_finit_module,
+        SYS_delete_module,
+        SYS_personality,
+        SYS_io_uring_setup,
+        SYS_io_uring_enter,
+        SYS_io_uring_register,
+        SYS_swapon,
+        SYS_swapoff,
+        SYS_reboot,
+        SYS_acct,
+        SYS_quotactl,
+        SYS_settimeofday,
+        SYS_clock_settime,
+        SYS_clock_adjtime,
+        SYS_adjtimex,
+        SYS_syslog,
+        SYS_vhangup,
+        SYS_fanotify_init,
+        SYS_execveat,
+        SYS_fchmod,
+        SYS_fchmodat,
+        SYS_fchmodat2,
+        SYS_fchown,
+        SYS_fchownat,
+        SYS_utimensat,
+        SYS_setxattr,
+        SYS_lsetxattr,
+        SYS_fsetxattr,
+        SYS_removexattr,
+        SYS_lremovexattr,
+        SYS_fremovexattr,
+        SETXATTRAT,
+        REMOVEXATTRAT,
+        SYS_shmget,
+        SYS_shmat,
+        SYS_shmctl,
+        SYS_shmdt,
+        SYS_msgget,
+        SYS_msgsnd,
+        SYS_msgrcv,
+        SYS_msgctl,
+        SYS_semget,
+        SYS_semop,
+        SYS_semtimedop,
+        SYS_semctl,
+        SYS_mq_open,
+        SYS_mq_unlink,
+        SYS_mq_timedsend,
+        SYS_mq_timedreceive,
+        SYS_mq_notify,
+        SYS_mq_getsetattr,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        SYS_fork,
+        SYS_vfork,
+        SYS_uselib,
+        SYS_iopl,
+        SYS_ioperm,
+        SYS_chmod,
+        SYS_chown,
+        SYS_lchown,
+        SYS_utime,
+        SYS_utimes,
+        SYS_futimesat,
+    ]);
+    calls
+}
+
+/// Calls that may only act on the calling process (argument `pid` must be 0):
+/// resource limits, scheduling and I/O priority of the same user's other
+/// processes (the host among them) are out of reach.
+pub(super) fn own_process_only() -> [(libc::c_long, u32); 6] {
+    use libc::*;
+    [
+        (SYS_prlimit64, 0),
+        (SYS_sched_setaffinity, 0),
+        (SYS_sched_setscheduler, 0),
+        (SYS_sched_setparam, 0),
+        (SYS_sched_setattr, 0),
+        (SYS_setpriority, 1),
+    ]
+}

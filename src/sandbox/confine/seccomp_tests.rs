@@ -1,0 +1,212 @@
+//! The filter run through a small classic-BPF interpreter: its decision for
+//! every call number and for the argument checks.
+
+use super::*;
+
+/// Runs `prog` on one call (classic BPF, the instructions used here).
+fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+    let word = |offset: u32| -> u32 {
+        match offset {
+            NR => nr,
+            ARCH => arch,
+            o if o >= 16 => {
+                let arg = args[((o - 16) / 8) as usize];
+                if (o - 16) % 8 == 0 {
+                    arg as u32
+                } else {
+                    (arg >> 32) as u32
+                }
+            }
+            _ => panic!("load at {offset}"),
+        }
+    };
+    let (mut pc, mut acc) = (0usize, 0u32);
+    loop {
+        let i = prog[pc];
+        pc += 1;
+        let jump = |taken: bool| if taken { i.jt as usize } else { i.jf as usize };
+        match i.code {
+            LD_W_ABS => acc = word(i.k),
+            AND_K => acc &= i.k,
+            JA => pc += i.k as usize,
+            JEQ_K => pc += jump(acc == i.k),
+            JGE_K => pc += jump(acc >= i.k),
+            JGT_K => pc += jump(acc > i.k),
+            JSET_K => pc += jump(acc & i.k != 0),
+            RET_K => return i.k,
+            code => panic!("opcode {code:#x}"),
+        }
+    }
+}
+
+fn call(prog: &[libc::sock_filter], nr: libc::c_long, args: [u64; 6]) -> u32 {
+    run(prog, AUDIT_ARCH, nr as u32, args)
+}
+
+const EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
+
+#[test]
+fn every_denied_call_is_refused_and_every_other_number_allowed() {
+    let rules = Rules {
+        fork: false,
+        exec_path: None,
+        network: false,
+        filter_signals: false,
+    };
+    let prog = program(&rules);
+    let decided: Vec<u32> = actions(&rules).iter().map(|(nr, _)| *nr).collect();
+    for nr in denied() {
+        assert_eq!(call(&prog, nr, [0; 6]), EPERM, "call {nr}");
+    }
+    assert_eq!(
+        call(&prog, libc::SYS_clone3, [0; 6]),
+        RET_ERRNO | libc::ENOSYS as u32
+    );
+    for nr in 0..600u32 {
+        if !decided.contains(&nr) {
+            assert_eq!(run(&prog, AUDIT_ARCH, nr, [0; 6]), RET_ALLOW, "call {nr}");
+        }
+    }
+    assert_eq!(
+        run(&prog, 0x4000_0003, 1, [0; 6]),
+        RET_KILL_PROCESS,
+        "foreign arch"
+    );
+    if cfg!(target_arch = "x86_64") {
+        assert_eq!(run(&prog, AUDIT_ARCH, X32_SYSCALL_BIT | 39, [0; 6]), EPERM);
+    }
+}
+
+#[test]
+fn a_fork_servers_child_adds_no_fork_and_no_exec_and_nothing_else() {
+    let prog = child_program();
+    let thread = (libc::CLONE_VM | libc::CLONE_THREAD) as u64;
+    assert_eq!(
+        call(&prog, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(
+            &prog,
+            libc::SYS_clone,
+            [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]
+        ),
+        EPERM
+    );
+    assert_eq!(call(&prog, libc::SYS_execve, [1, 0, 0, 0, 0, 0]), EPERM);
+    for nr in [
+        libc::SYS_read,
+        libc::SYS_write,
+        libc::SYS_openat,
+        libc::SYS_exit_group,
+    ] {
+        assert_eq!(call(&prog, nr, [0; 6]), RET_ALLOW);
+    }
+    assert!(prog.len() < 16, "{} instructions", prog.len());
+}
+
+#[test]
+fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
+    let ptr = 0x7f12_3456_789a_u64;
+    let server = Rules {
+        fork: true,
+        exec_path: Some(ptr),
+        network: false,
+        filter_signals: true,
+    };
+    let child = Rules {
+        fork: false,
+        exec_path: None,
+        ..server
+    };
+    let (server, child) = (program(&server), program(&child));
+    let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u64;
+    let fork = libc::SIGCHLD as u64;
+    let newns = (libc::CLONE_NEWUSER as u64) | fork;
+    assert_eq!(
+        call(&child, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(call(&child, libc::SYS_clone, [fork, 0, 0, 0, 0, 0]), EPERM);
+    assert_eq!(
+        call(&server, libc::SYS_clone, [fork, 0, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&server, libc::SYS_clone, [newns, 0, 0, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(
+        call(&server, libc::SYS_execve, [ptr, 0, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&server, libc::SYS_execve, [ptr + 8, 0, 0, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(
+        call(&server, libc::SYS_execve, [ptr ^ (1 << 40), 0, 0, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(call(&child, libc::SYS_execve, [ptr, 0, 0, 0, 0, 0]), EPERM);
+    let unix = libc::AF_UNIX as u64;
+    let stream = (libc::SOCK_STREAM | libc::SOCK_CLOEXEC) as u64;
+    let dgram = libc::SOCK_DGRAM as u64;
+    assert_eq!(
+        call(&child, libc::SYS_socket, [unix, stream, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&child, libc::SYS_socket, [unix, dgram, 0, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(
+        call(
+            &child,
+            libc::SYS_socket,
+            [libc::AF_INET as u64, stream, 0, 0, 0, 0]
+        ),
+        EPERM
+    );
+    assert_eq!(call(&child, libc::SYS_connect, [3, 0, 0, 0, 0, 0]), EPERM);
+    assert_eq!(
+        call(&child, libc::SYS_prlimit64, [0, 7, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&child, libc::SYS_prlimit64, [1234, 7, 0, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(
+        call(&child, libc::SYS_setpriority, [0, 0, 19, 0, 0, 0]),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&child, libc::SYS_setpriority, [0, 1234, 19, 0, 0, 0]),
+        EPERM
+    );
+    assert_eq!(call(&child, libc::SYS_kill, [0, 9, 0, 0, 0, 0]), RET_ALLOW);
+    assert_eq!(call(&child, libc::SYS_kill, [1234, 9, 0, 0, 0, 0]), EPERM);
+    let open = Rules {
+        network: true,
+        ..Rules {
+            fork: false,
+            exec_path: None,
+            network: true,
+            filter_signals: false,
+        }
+    };
+    let open = program(&open);
+    assert_eq!(
+        call(
+            &open,
+            libc::SYS_socket,
+            [libc::AF_INET as u64, stream, 0, 0, 0, 0]
+        ),
+        RET_ALLOW
+    );
+    assert_eq!(
+        call(&open, libc::SYS_kill, [1234, 9, 0, 0, 0, 0]),
+        RET_ALLOW
+    );
+}
