@@ -43,7 +43,7 @@ fn call(prog: &[libc::sock_filter], nr: libc::c_long, args: [u64; 6]) -> u32 {
     run(prog, AUDIT_ARCH, nr as u32, args)
 }
 
-const EPERM: u32 = RET_ERRNO | libc::EPERM as u32;
+const DENIED: u32 = RET_ERRNO | libc::EPERM as u32;
 
 #[test]
 fn every_denied_call_is_refused_and_every_other_number_allowed() {
@@ -56,7 +56,7 @@ fn every_denied_call_is_refused_and_every_other_number_allowed() {
     let prog = program(&rules);
     let decided: Vec<u32> = actions(&rules).iter().map(|(nr, _)| *nr).collect();
     for nr in denied() {
-        assert_eq!(call(&prog, nr, [0; 6]), EPERM, "call {nr}");
+        assert_eq!(call(&prog, nr, [0; 6]), DENIED, "call {nr}");
     }
     assert_eq!(
         call(&prog, libc::SYS_clone3, [0; 6]),
@@ -73,7 +73,7 @@ fn every_denied_call_is_refused_and_every_other_number_allowed() {
         "foreign arch"
     );
     if cfg!(target_arch = "x86_64") {
-        assert_eq!(run(&prog, AUDIT_ARCH, X32_SYSCALL_BIT | 39, [0; 6]), EPERM);
+        assert_eq!(run(&prog, AUDIT_ARCH, X32_SYSCALL_BIT | 39, [0; 6]), DENIED);
     }
 }
 
@@ -91,9 +91,9 @@ fn a_fork_servers_child_adds_no_fork_and_no_exec_and_nothing_else() {
             libc::SYS_clone,
             [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]
         ),
-        EPERM
+        DENIED
     );
-    assert_eq!(call(&prog, libc::SYS_execve, [1, 0, 0, 0, 0, 0]), EPERM);
+    assert_eq!(call(&prog, libc::SYS_execve, [1, 0, 0, 0, 0, 0]), DENIED);
     for nr in [
         libc::SYS_read,
         libc::SYS_write,
@@ -107,106 +107,58 @@ fn a_fork_servers_child_adds_no_fork_and_no_exec_and_nothing_else() {
 
 #[test]
 fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
+    use libc::*;
     let ptr = 0x7f12_3456_789a_u64;
-    let server = Rules {
+    let server = program(&Rules {
         fork: true,
         exec_path: Some(ptr),
         network: false,
         filter_signals: true,
-    };
-    let child = Rules {
+    });
+    let child = program(&Rules {
         fork: false,
         exec_path: None,
-        ..server
-    };
-    let (server, child) = (program(&server), program(&child));
-    let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u64;
-    let fork = libc::SIGCHLD as u64;
-    let newns = (libc::CLONE_NEWUSER as u64) | fork;
-    assert_eq!(
-        call(&child, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(call(&child, libc::SYS_clone, [fork, 0, 0, 0, 0, 0]), EPERM);
-    assert_eq!(
-        call(&server, libc::SYS_clone, [fork, 0, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&server, libc::SYS_clone, [newns, 0, 0, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(
-        call(&server, libc::SYS_execve, [ptr, 0, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&server, libc::SYS_execve, [ptr + 8, 0, 0, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(
-        call(&server, libc::SYS_execve, [ptr ^ (1 << 40), 0, 0, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(call(&child, libc::SYS_execve, [ptr, 0, 0, 0, 0, 0]), EPERM);
-    let unix = libc::AF_UNIX as u64;
-    let stream = (libc::SOCK_STREAM | libc::SOCK_CLOEXEC) as u64;
-    let dgram = libc::SOCK_DGRAM as u64;
-    assert_eq!(
-        call(&child, libc::SYS_socket, [unix, stream, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&child, libc::SYS_socket, [unix, dgram, 0, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(
-        call(
-            &child,
-            libc::SYS_socket,
-            [libc::AF_INET as u64, stream, 0, 0, 0, 0]
-        ),
-        EPERM
-    );
-    assert_eq!(call(&child, libc::SYS_connect, [3, 0, 0, 0, 0, 0]), EPERM);
-    assert_eq!(
-        call(&child, libc::SYS_prlimit64, [0, 7, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&child, libc::SYS_prlimit64, [1234, 7, 0, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(
-        call(&child, libc::SYS_setpriority, [0, 0, 19, 0, 0, 0]),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&child, libc::SYS_setpriority, [0, 1234, 19, 0, 0, 0]),
-        EPERM
-    );
-    assert_eq!(call(&child, libc::SYS_kill, [0, 9, 0, 0, 0, 0]), RET_ALLOW);
-    assert_eq!(call(&child, libc::SYS_kill, [1234, 9, 0, 0, 0, 0]), EPERM);
-    let open = Rules {
+        network: false,
+        filter_signals: true,
+    });
+    let open = program(&Rules {
+        fork: false,
+        exec_path: None,
         network: true,
-        ..Rules {
-            fork: false,
-            exec_path: None,
-            network: true,
-            filter_signals: false,
-        }
-    };
-    let open = program(&open);
-    assert_eq!(
-        call(
-            &open,
-            libc::SYS_socket,
-            [libc::AF_INET as u64, stream, 0, 0, 0, 0]
-        ),
-        RET_ALLOW
-    );
-    assert_eq!(
-        call(&open, libc::SYS_kill, [1234, 9, 0, 0, 0, 0]),
-        RET_ALLOW
-    );
+        filter_signals: false,
+    });
+    let thread = (CLONE_VM | CLONE_THREAD | CLONE_SIGHAND) as u64;
+    let fork = SIGCHLD as u64;
+    let stream = (SOCK_STREAM | SOCK_CLOEXEC) as u64;
+    let (unix, inet) = (AF_UNIX as u64, AF_INET as u64);
+    let cases: [(&[libc::sock_filter], libc::c_long, [u64; 2], u32); 21] = [
+        (&child, SYS_clone, [thread, 0], RET_ALLOW),
+        (&child, SYS_clone, [fork, 0], DENIED),
+        (&server, SYS_clone, [fork, 0], RET_ALLOW),
+        (&server, SYS_clone, [CLONE_NEWUSER as u64 | fork, 0], DENIED),
+        (&server, SYS_execve, [ptr, 0], RET_ALLOW),
+        (&server, SYS_execve, [ptr + 8, 0], DENIED),
+        (&server, SYS_execve, [ptr ^ (1 << 40), 0], DENIED),
+        (&child, SYS_execve, [ptr, 0], DENIED),
+        (&child, SYS_socket, [unix, stream], RET_ALLOW),
+        (&child, SYS_socket, [unix, SOCK_DGRAM as u64], DENIED),
+        (&child, SYS_socket, [inet, stream], DENIED),
+        (&child, SYS_connect, [3, 0], DENIED),
+        (&child, SYS_prlimit64, [0, 7], RET_ALLOW),
+        (&child, SYS_prlimit64, [1234, 7], DENIED),
+        (&child, SYS_setpriority, [0, 0], RET_ALLOW),
+        (&child, SYS_setpriority, [0, 1234], DENIED),
+        (&child, SYS_kill, [0, 9], RET_ALLOW),
+        (&child, SYS_kill, [1234, 9], DENIED),
+        (&open, SYS_socket, [inet, stream], RET_ALLOW),
+        (&open, SYS_connect, [3, 0], RET_ALLOW),
+        (&open, SYS_kill, [1234, 9], RET_ALLOW),
+    ];
+    for (i, (prog, nr, [a, b], want)) in cases.into_iter().enumerate() {
+        assert_eq!(
+            call(prog, nr, [a, b, 0, 0, 0, 0]),
+            want,
+            "case {i}: call {nr}"
+        );
+    }
 }
