@@ -495,3 +495,27 @@ fn comparing_with_a_saved_run_lists_regressions_and_exports_the_changes() {
     harness.run_steps(2);
     assert!(harness.query_by_label("Compare runs").is_none());
 }
+
+#[test]
+fn settings_show_the_confinement_in_force_and_its_switches_reach_the_run() {
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(2);
+    harness.get_by_label("⚙ Settings").click();
+    harness.run_steps(2);
+    let status = execscope::sandbox::Limits::default().confinement();
+    harness.get_by_label(&status.describe());
+    assert!(harness.query_by_label("confined").is_some() == status.missing().is_empty());
+    harness.get_by_label("Allow network").click();
+    harness.run_steps(2);
+    let settings = harness.state().state.settings.run_settings();
+    assert!(settings.limits.network && settings.limits.confine);
+    harness.get_by_label("Kernel confinement").click();
+    harness.run_steps(2);
+    let settings = harness.state().state.settings.run_settings();
+    assert!(!settings.limits.confine);
+    // Off, the line says so, in the error colour.
+    harness.get_by_label_contains("confinement: off");
+    if required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
+        harness.snapshot("settings_confinement_off");
+    }
+}

@@ -39,9 +39,11 @@ impl App {
             ui.add(egui::DragValue::new(&mut s.workers).range(1..=64))
                 .on_hover_text("Candidates running at full priority at once (default: one per core). One still running after a second is lowered in priority and lets the next start.");
             ui.end_row();
-            ui.label("Interpreter");
+            let interpreter = ui.label("Interpreter");
             ui.horizontal(|ui| {
-                let edit = ui.add(egui::TextEdit::singleline(&mut s.python).desired_width(180.0));
+                let edit = ui
+                    .add(egui::TextEdit::singleline(&mut s.python).desired_width(180.0))
+                    .labelled_by(interpreter.id);
                 detect |= edit.lost_focus();
                 detect |= ui.button("Detect").clicked();
             });
@@ -70,8 +72,8 @@ impl App {
                 ui.checkbox(&mut s.process_guard, "Process guard")
                     .on_hover_text("os.fork, os.setsid, os.kill, os.exec*, os.posix_spawn* raise; pty, resource, _socket and _posixsubprocess cannot be imported.");
                 let net = crate::sandbox::network_isolation();
-                ui.add_enabled(net.is_ok(), egui::Checkbox::new(&mut s.no_network, "No network"))
-                    .on_hover_text("Each candidate runs in a fresh network namespace with only a loopback interface, which is down.")
+                ui.add_enabled(net.is_ok(), egui::Checkbox::new(&mut s.no_network, "Network namespace"))
+                    .on_hover_text("Each candidate also runs in a fresh network namespace with only a loopback interface, which is down (even with the network allowed below, it reaches nothing).")
                     .on_disabled_hover_text(net.err().unwrap_or_default());
             });
             ui.end_row();
@@ -98,8 +100,9 @@ impl App {
             ui.checkbox(&mut s.fast_start, "Fast start")
                 .on_hover_text("Each worker keeps one warm interpreter (harness and common modules loaded) and forks a fresh child per candidate: same limits, process group, denylist and result channel, several times faster. Off: a fresh interpreter per candidate.");
             ui.end_row();
-            ui.label("Denylist");
+            let denylist = ui.label("Denylist");
             ui.add(egui::TextEdit::multiline(&mut s.denylist).desired_rows(4).desired_width(220.0))
+                .labelled_by(denylist.id)
                 .on_hover_text("Modules candidates may not import (one per line; each includes its submodules). os.system is always refused while the list is not empty.");
             ui.end_row();
         });
