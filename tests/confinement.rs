@@ -677,3 +677,26 @@ fn a_run_that_requires_confinement_refuses_to_start_without_it() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn files_unlinked_but_held_open_count_against_the_disk_limit_and_memfd_is_refused() {
+    // Each 15 MiB file is unlinked at once but kept open: nothing is left in
+    // the directory, yet the disk fills.
+    let code = "import os\nchunk = b'x' * (15 << 20)\nkept = []\nfor i in range(60):\n    fd = os.open('f%d' % i, os.O_RDWR | os.O_CREAT)\n    os.unlink('f%d' % i)\n    os.write(fd, chunk)\n    kept.append(fd)\n    print(i, flush=True)\n";
+    for fast in MODES {
+        let r = attack(fast, code);
+        assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
+        assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
+        let files = r.stdout.lines().count();
+        assert!(
+            files < 20,
+            "fast start {fast}: {files} files of 15 MiB written"
+        );
+        let r = attack(
+            fast,
+            "import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * 1000)\n",
+        );
+        assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
+        assert!(r.detail.contains("PermissionError"), "{}", r.detail);
+    }
+}

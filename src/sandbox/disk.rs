@@ -10,9 +10,19 @@ pub(super) const DISK_CHECK_EVERY: Duration = Duration::from_millis(50);
 /// more is over the limit (the walk stays cheap for the host).
 const DISK_ENTRIES_MAX: usize = 20_000;
 
-/// Whether `dir` holds more than `limit` bytes of allocated blocks (sparse
-/// files count what they use), or more entries than the check looks at.
-pub(super) fn over_disk_limit(dir: &std::path::Path, limit: u64) -> bool {
+/// Whether candidate `pid` keeps more than `limit` bytes on disk: the
+/// allocated blocks in `dir` (sparse files count what they use; more entries
+/// than the check looks at count as over), plus files it deleted but still
+/// holds open, which no longer show in the directory.
+pub(super) fn over_disk_limit(dir: &std::path::Path, pid: Option<libc::pid_t>, limit: u64) -> bool {
+    let Some(in_dir) = in_directory(dir) else {
+        return true;
+    };
+    in_dir.saturating_add(pid.map_or(0, deleted_but_open)) > limit
+}
+
+/// Bytes of the files beneath `dir`, or `None` past [`DISK_ENTRIES_MAX`].
+fn in_directory(dir: &std::path::Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
     let mut pending = vec![dir.to_path_buf()];
     let (mut bytes, mut entries) = (0u64, 0usize);
@@ -23,7 +33,7 @@ pub(super) fn over_disk_limit(dir: &std::path::Path, limit: u64) -> bool {
         for entry in list.flatten() {
             entries += 1;
             if entries > DISK_ENTRIES_MAX {
-                return true;
+                return None;
             }
             let Ok(meta) = entry.metadata() else {
                 continue;
@@ -34,5 +44,19 @@ pub(super) fn over_disk_limit(dir: &std::path::Path, limit: u64) -> bool {
             }
         }
     }
-    bytes > limit
+    Some(bytes)
+}
+
+/// Bytes of the deleted regular files process `pid` holds open (through
+/// `/proc/<pid>/fd`; none where there is no procfs).
+fn deleted_but_open(pid: libc::pid_t) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    fds.flatten()
+        .filter_map(|fd| std::fs::metadata(fd.path()).ok())
+        .filter(|meta| meta.is_file() && meta.nlink() == 0)
+        .map(|meta| meta.blocks().saturating_mul(512))
+        .fold(0, u64::saturating_add)
 }

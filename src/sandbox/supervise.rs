@@ -195,7 +195,7 @@ pub(super) fn supervise(
         if let Some((dir, limit)) = watch.disk {
             if running && now >= disk_at {
                 disk_at = now + DISK_CHECK_EVERY;
-                if over_disk_limit(dir, limit) {
+                if over_disk_limit(dir, obs.pgid, limit) {
                     obs.disk_full = true;
                     kill(&obs);
                     killed = true;
@@ -372,7 +372,7 @@ pub(super) fn supervise(
     kill(&obs);
     // What it wrote just before it ended counts too.
     if let Some((dir, limit)) = watch.disk {
-        obs.disk_full |= over_disk_limit(dir, limit);
+        obs.disk_full |= over_disk_limit(dir, obs.pgid, limit);
     }
     obs.envelope = envelope.excerpt;
     Ok(obs)

@@ -19,6 +19,7 @@ const REMOVEXATTRAT: libc::c_long = 466;
 /// memory, their limits through handles), the kernel's global state (mounts,
 /// namespaces, modules, keys, clocks, BPF, perf), ways around this filter
 /// (io_uring), System V and POSIX message IPC shared with the user's desktop,
+/// memory files (`memfd_create`: files in RAM that no disk limit sees),
 /// and changing modes, owners, times and extended attributes (Landlock has
 /// no right for these, so they would reach files outside the candidate's
 /// directory).
@@ -107,6 +108,8 @@ pub(super) fn denied() -> Vec<libc::c_long> {
         SYS_mq_timedreceive,
         SYS_mq_notify,
         SYS_mq_getsetattr,
+        SYS_memfd_create,
+        SYS_memfd_secret,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([
