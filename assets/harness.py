@@ -22,6 +22,7 @@ import sys
 import posix
 import time
 import builtins
+import _thread
 
 _mono = time.monotonic_ns
 _t_start = _mono()
@@ -90,8 +91,8 @@ def _prepare(fields):
     if not installed:
         _install_denylist()
         _install_guard()
-    if _deny:
-        sys.addaudithook(_audit)
+    _bound_threads()
+    sys.addaudithook(_audit)
     # Candidates get an empty `__main__`: this module's globals (the token, the
     # report) are not one `import __main__` away.
     sys.modules["__main__"] = _type(sys)("__main__")
@@ -237,8 +238,12 @@ def _audit(event, args):
     its cached code or its extension), and, while ctypes is denied, every
     ctypes operation (loading a library, looking up a symbol, calling a
     foreign function, reading memory at an address), however the candidate
-    reached the module."""
-    if event == "open" or event == "import":
+    reached the module. Keeps the thread bound's originals out of reach
+    (see `_bound_threads`)."""
+    if event == "object.__getattr__":
+        if args[0] is _bounded_start and args[1] in _HIDDEN_ATTRIBUTES:
+            raise PermissionError("denied: " + args[1])
+    elif event == "open" or event == "import":
         path = args[0] if event == "open" else args[1]
         if path.__class__ is _str:
             module = _module_of_file(path)
@@ -249,6 +254,55 @@ def _audit(event, args):
 
 
 _deny_ctypes = False
+# Most threads a candidate runs at once besides its main thread. The kernel
+# has no per-candidate count a rootless sandbox can set (RLIMIT_NPROC does not
+# apply to root), and a thread bomb with tiny stacks uses up the machine's
+# process ids (pid_max is often 32768) until its timeout.
+THREADS_MAX = 256
+_HIDDEN_ATTRIBUTES = ("__code__", "__defaults__", "__kwdefaults__")
+
+
+def _bounded_start(
+    function,
+    args,
+    kwargs=None,
+    *,
+    _start=_thread.start_new_thread,
+    _lock=_thread.allocate_lock(),
+    _live=[0],
+):
+    """`_thread.start_new_thread` refusing past THREADS_MAX running threads,
+    counted from their start (a thread counts for `_thread._count` only once
+    it runs, so a fast loop overshoots it). The original is a keyword default:
+    reading those is audited, and the hook refuses it for this function (a
+    closure's cells are not audited)."""
+    with _lock:
+        if _live[0] >= THREADS_MAX:
+            raise PermissionError("denied: more than %d threads at once" % THREADS_MAX)
+        _live[0] += 1
+
+    def run():
+        try:
+            function(*args, **(kwargs or {}))
+        finally:
+            with _lock:
+                _live[0] -= 1
+
+    try:
+        return _start(run, ())
+    except BaseException:
+        with _lock:
+            _live[0] -= 1
+        raise
+
+
+def _bound_threads():
+    """Puts the bound where threads are started: `_thread` and, once it is
+    loaded, `threading` (which keeps its own reference)."""
+    _thread.start_new_thread = _bounded_start
+    _thread.start_new = _bounded_start
+    if "threading" in sys.modules:
+        sys.modules["threading"]._start_new_thread = _bounded_start
 
 
 class _Quitter:

@@ -700,3 +700,43 @@ fn files_unlinked_but_held_open_count_against_the_disk_limit_and_memfd_is_refuse
         assert!(r.detail.contains("PermissionError"), "{}", r.detail);
     }
 }
+
+#[test]
+fn a_thread_bomb_is_bounded_and_other_candidates_still_start() {
+    // Tiny stacks: without a bound it uses up the machine's process ids
+    // (`pid_max` is 32768 on many machines) until its timeout.
+    let bomb = "import _thread, time\n_thread.stack_size(32768)\nn = 0\ntry:\n    while True:\n        _thread.start_new_thread(time.sleep, (30,))\n        n += 1\nexcept Exception as e:\n    print(n, e)\n";
+    for fast in MODES {
+        let r = attack(fast, bomb);
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        let (n, why) = r.stdout.trim().split_once(' ').unwrap();
+        let n: usize = n.parse().unwrap();
+        assert_eq!(n, 256, "fast start {fast}");
+        assert_eq!(why, "denied: more than 256 threads at once");
+        // The original is out of reach of the candidate's own code.
+        for grab in [
+            "_thread.start_new_thread.__kwdefaults__",
+            "_thread.start_new_thread.__defaults__",
+            "threading._start_new_thread.__code__",
+        ] {
+            let r = attack(
+                fast,
+                &format!(
+                    "import _thread, threading
+x = {grab}
+"
+                ),
+            );
+            assert!(r.detail.contains("denied"), "{grab}: {r:?}");
+        }
+        // A thread pool well under the bound works.
+        let pool = "from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor(32) as p:\n    ok = sum(p.map(lambda x: x, range(100))) == 4950\n";
+        let r = run_mode(
+            fast,
+            &program(pool, &["ok"]),
+            &Limits::default(),
+            Duration::from_secs(10),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+    }
+}
