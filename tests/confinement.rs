@@ -355,6 +355,15 @@ fn a_loopback_listener_gets_no_connection_unless_the_network_is_allowed() {
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         std::thread::sleep(Duration::from_millis(50));
         assert!(listener.accept().is_ok(), "the allowed connection arrived");
+        // Name resolution reads what it needs under /etc.
+        let resolve = "import socket\nok = socket.getaddrinfo('localhost', 80)[0][4][1] == 80\n";
+        let r = run_mode(
+            fast,
+            &program(resolve, &["ok"]),
+            &open,
+            Duration::from_secs(10),
+        );
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
     }
 }
 
@@ -738,5 +747,18 @@ x = {grab}
             Duration::from_secs(10),
         );
         assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+    }
+}
+
+#[test]
+fn a_candidate_cannot_raise_its_hard_limits_or_change_its_ids() {
+    let code = "import os, resource\nout = []\nfor r in (resource.RLIMIT_NOFILE, resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE):\n    soft, hard = resource.getrlimit(r)\n    try:\n        resource.setrlimit(r, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))\n        out.append('RAISED')\n    except (ValueError, OSError):\n        out.append('refused')\nfor change in (lambda: os.setuid(12345), lambda: os.setgroups([0]), lambda: os.nice(-5)):\n    try:\n        change()\n        out.append('CHANGED')\n    except OSError:\n        out.append('refused')\nprint(' '.join(out))\n";
+    for fast in MODES {
+        let r = attack(fast, code);
+        assert_eq!(
+            r.stdout.trim(),
+            ["refused"; 7].join(" "),
+            "fast start {fast}: {r:?}"
+        );
     }
 }

@@ -164,10 +164,28 @@ pub const READ_ONLY_PATHS: [&str; 12] = [
     "/dev/full",
 ];
 
-/// Every path a candidate of `python` running in `dir` may touch, with its
-/// Landlock rights.
-pub(crate) fn read_only_paths(python: &Interpreter) -> Vec<PathBuf> {
+/// What name resolution and TLS read, granted only when the network is
+/// allowed: the resolver's configuration, the hosts and services files, and
+/// the certificate authorities.
+pub const NETWORK_READ_ONLY_PATHS: [&str; 10] = [
+    "/etc/resolv.conf",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/gai.conf",
+    "/etc/host.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/usr/share/ca-certificates",
+];
+
+/// Every path a candidate of `python` may read, beyond its own directory.
+pub(crate) fn read_only_paths(python: &Interpreter, network: bool) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = READ_ONLY_PATHS.iter().map(PathBuf::from).collect();
+    if network {
+        paths.extend(NETWORK_READ_ONLY_PATHS.iter().map(PathBuf::from));
+    }
     // The installation: the executable's `..`, as named (a virtual
     // environment) and resolved (its base), which hold the standard library,
     // `libpython` and `pyvenv.cfg`.

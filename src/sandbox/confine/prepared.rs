@@ -22,16 +22,17 @@ mod linux {
 
     /// The rules every candidate of `python` shares (all but its own
     /// directory), opened once per interpreter and kept.
-    fn shared_rules(python: &Interpreter) -> std::sync::Arc<Vec<Rule>> {
+    fn shared_rules(python: &Interpreter, network: bool) -> std::sync::Arc<Vec<Rule>> {
         use std::sync::{Arc, Mutex};
-        type Cache = Mutex<Vec<(PathBuf, Arc<Vec<Rule>>)>>;
+        type Cache = Mutex<Vec<((PathBuf, bool), Arc<Vec<Rule>>)>>;
         static CACHE: Cache = Mutex::new(Vec::new());
+        let key = (python.executable.clone(), network);
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, rules)) = cache.iter().find(|(exe, _)| *exe == python.executable) {
+        if let Some((_, rules)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(rules);
         }
         use landlock::fs;
-        let mut wanted: Vec<(PathBuf, u64)> = read_only_paths(python)
+        let mut wanted: Vec<(PathBuf, u64)> = read_only_paths(python, network)
             .into_iter()
             .map(|p| (p, fs::READ))
             .collect();
@@ -47,7 +48,7 @@ mod linux {
                 .filter_map(|(path, rights)| Rule::open(path, *rights))
                 .collect(),
         );
-        cache.push((python.executable.clone(), Arc::clone(&rules)));
+        cache.push((key, Arc::clone(&rules)));
         rules
     }
 
@@ -100,7 +101,7 @@ mod linux {
         ) -> io::Result<Prepared> {
             let ruleset = if status.files {
                 let ruleset = Ruleset::new(status.network)?;
-                for rule in shared_rules(python).iter() {
+                for rule in shared_rules(python, status.network).iter() {
                     ruleset.add(rule)?;
                 }
                 let own = Rule::open(dir, landlock::fs::OWN_DIR)
