@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::capture::Stream;
 use super::confine;
+use super::job::Job;
 use super::limits::{self, ChildSetup};
 use super::process::{self, Times};
 use super::supervise::{self, Exit, Input, Pipes, Watch};
@@ -208,16 +209,13 @@ impl ForkServer {
     /// Runs one candidate in a fresh child of the server. The flag is false
     /// when the server can no longer be used (it died, or was killed because it
     /// did not fork in time) and must be replaced.
-    pub fn run(
+    fn run(
         &mut self,
         python: &Interpreter,
         limits: &Limits,
-        timeout: Duration,
-        program: &Program,
-        cancel: Option<&CancelToken>,
-        on_hand_off: &dyn Fn(),
+        job: &Job<'_>,
     ) -> Result<(CandidateResult, bool), SandboxError> {
-        if let Some(early) = process::before_running(program, cancel)? {
+        if let Some(early) = process::before_running(job)? {
             return Ok((early, true));
         }
         // Whatever processes of the last candidate wrote after it was read.
@@ -228,13 +226,13 @@ impl ForkServer {
         // The candidate works in the server's directory, the only one its
         // confinement lets it write, emptied after each candidate.
         let dir = self.home.path();
-        let rlimits: String = limits::rlimits(limits, timeout)
+        let rlimits: String = limits::rlimits(limits, job.timeout)
             .iter()
             .map(|(r, soft, hard)| format!("{r} {soft} {hard}\n"))
             .collect();
         let dir_text = dir.to_string_lossy().into_owned();
         let mut frame = fields(&[&rlimits, &dir_text]);
-        frame.extend_from_slice(&payload::encode(&token, program, limits, python));
+        frame.extend_from_slice(&payload::encode(&token, job.program, limits, python));
         let mut command = format!("run {}\n", frame.len()).into_bytes();
         command.extend_from_slice(&frame);
 
@@ -252,9 +250,9 @@ impl ForkServer {
         let watch = Watch {
             cap: limits.output_cap,
             started,
-            timeout,
-            cancel,
-            on_hand_off,
+            timeout: job.timeout,
+            cancel: job.cancel,
+            on_hand_off: job.on_hand_off,
             disk: limits.disk_bytes.map(|limit| (dir, limit)),
         };
         let input = Some(Input::Borrowed(self.commands.as_raw_fd()));
@@ -277,7 +275,7 @@ impl ForkServer {
             reaped: t_reaped,
             duration_ms,
         };
-        let result = process::interpret(&observed, &token, program, limits, timeout, &times);
+        let result = process::interpret(&observed, &token, job, limits, &times);
         Ok((result, usable))
     }
 }
@@ -366,8 +364,10 @@ impl Runner {
         Spawner::start(&requests, &self.python)
     }
 
-    /// Runs one candidate; see [`run_candidate`](super::run_candidate) and
-    /// [`run_candidate_yielding`](super::run_candidate_yielding).
+    /// Runs one candidate (see [`run_candidate`](super::run_candidate)),
+    /// calling `on_hand_off` once it no longer needs its worker's place (it
+    /// mostly waits, or it has had its full-priority CPU time and was lowered
+    /// in priority); the engine then lets another one start.
     pub fn run(
         &self,
         timeout: Duration,
@@ -375,29 +375,21 @@ impl Runner {
         cancel: Option<&CancelToken>,
         on_hand_off: &dyn Fn(),
     ) -> Result<CandidateResult, SandboxError> {
+        let job = Job {
+            program,
+            timeout,
+            cancel,
+            on_hand_off,
+        };
         if !self.fast_start {
-            return process::run_candidate_yielding(
-                &self.python,
-                &self.limits,
-                timeout,
-                program,
-                cancel,
-                on_hand_off,
-            );
+            return process::run_fresh(&self.python, &self.limits, &job);
         }
         let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut server = match idle {
             Some(server) => server,
             None => self.new_server()?,
         };
-        let (result, usable) = server.run(
-            &self.python,
-            &self.limits,
-            timeout,
-            program,
-            cancel,
-            on_hand_off,
-        )?;
+        let (result, usable) = server.run(&self.python, &self.limits, &job)?;
         if usable {
             self.idle
                 .lock()

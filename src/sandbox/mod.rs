@@ -9,6 +9,7 @@ pub mod confine;
 mod disk;
 mod forkserver;
 mod interpreter;
+mod job;
 mod limits;
 mod pacing;
 mod payload;
@@ -24,7 +25,7 @@ pub use cancel::CancelToken;
 pub use forkserver::{ForkServer, PRELOADED_MODULES, Runner};
 pub use interpreter::Interpreter;
 pub use limits::network_isolation;
-pub use process::{run_candidate, run_candidate_yielding};
+pub use process::run_candidate;
 
 /// The exact payload the harness receives on stdin for `program`, shown to users
 /// (the per-candidate token is replaced by `<token>`).

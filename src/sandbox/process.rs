@@ -8,6 +8,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 use super::confine::Prepared;
+use super::job::Job;
 use super::limits::ChildSetup;
 use super::supervise::{self, Exit, Input, Observed, Pipes, Stop, Watch};
 use super::sys::{self, monotonic_ns, pipe_cloexec};
@@ -74,21 +75,23 @@ pub fn run_candidate(
     program: &Program,
     cancel: Option<&CancelToken>,
 ) -> Result<CandidateResult, SandboxError> {
-    run_candidate_yielding(python, limits, timeout, program, cancel, &|| {})
+    let job = Job {
+        program,
+        timeout,
+        cancel,
+        on_hand_off: &|| {},
+    };
+    run_fresh(python, limits, &job)
 }
 
-/// [`run_candidate`], calling `on_hand_off` once the candidate no longer needs
-/// its worker's place (it mostly waits, or it has had its full-priority CPU
-/// time and was lowered in priority); the engine then lets another one start.
-pub fn run_candidate_yielding(
+/// Runs `job` in a fresh interpreter.
+pub(super) fn run_fresh(
     python: &Interpreter,
     limits: &Limits,
-    timeout: Duration,
-    program: &Program,
-    cancel: Option<&CancelToken>,
-    on_hand_off: &dyn Fn(),
+    job: &Job<'_>,
 ) -> Result<CandidateResult, SandboxError> {
-    if let Some(early) = before_running(program, cancel)? {
+    let (program, timeout) = (job.program, job.timeout);
+    if let Some(early) = before_running(job)? {
         return Ok(early);
     }
     let token = payload::token();
@@ -124,8 +127,8 @@ pub fn run_candidate_yielding(
         cap: limits.output_cap,
         started,
         timeout,
-        cancel,
-        on_hand_off,
+        cancel: job.cancel,
+        on_hand_off: job.on_hand_off,
         disk: limits.disk_bytes.map(|limit| (dir.path(), limit)),
     };
     let observed = supervise::supervise(&exit, stdin, &input, &pipes, &watch);
@@ -142,9 +145,7 @@ pub fn run_candidate_yielding(
         reaped: t_reaped,
         duration_ms,
     };
-    Ok(interpret(
-        &observed, &token, program, limits, timeout, &times,
-    ))
+    Ok(interpret(&observed, &token, job, limits, &times))
 }
 
 /// The confinement a candidate (or, with `fork`, a fork server) of `python`
@@ -166,14 +167,11 @@ pub(super) fn confinement(
 }
 
 /// Results decided without starting anything, or cancellation.
-pub(super) fn before_running(
-    program: &Program,
-    cancel: Option<&CancelToken>,
-) -> Result<Option<CandidateResult>, SandboxError> {
-    if program.assertions.is_empty() {
+pub(super) fn before_running(job: &Job<'_>) -> Result<Option<CandidateResult>, SandboxError> {
+    if job.program.assertions.is_empty() {
         return Ok(Some(CandidateResult::not_run("no assertions", 0)));
     }
-    if cancel.is_some_and(CancelToken::is_cancelled) {
+    if job.cancel.is_some_and(CancelToken::is_cancelled) {
         return Err(SandboxError::Cancelled);
     }
     Ok(None)
@@ -198,12 +196,11 @@ pub(super) struct Times {
 pub(super) fn interpret(
     observed: &Observed,
     token: &str,
-    program: &Program,
+    job: &Job<'_>,
     limits: &Limits,
-    timeout: Duration,
     times: &Times,
 ) -> CandidateResult {
-    let total = program.assertions.len();
+    let total = job.program.assertions.len();
     let timing = |stamps: [u64; 3]| {
         // On a loaded machine the harness may start before the parent thread
         // notes that the spawn returned: start-up then counts from the earlier.
@@ -238,7 +235,7 @@ pub(super) fn interpret(
         );
     } else if observed.timed_out {
         result.outcome = Outcome::Timeout;
-        result.detail = format!("timed out after {:.1} s", timeout.as_secs_f64());
+        result.detail = format!("timed out after {:.1} s", job.timeout.as_secs_f64());
     } else if let Some(env) = payload::parse(&observed.envelope, token) {
         if env.per_assertion.len() == total
             || env.outcome != Outcome::Pass && env.outcome != Outcome::AssertionFail
