@@ -53,18 +53,6 @@ pub struct ForkServer {
     home: tempfile::TempDir,
 }
 
-/// `<length>\n<bytes>` for each field.
-fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for s in parts {
-        let s = s.as_ref();
-        out.extend_from_slice(s.len().to_string().as_bytes());
-        out.push(b'\n');
-        out.extend_from_slice(s);
-    }
-    out
-}
-
 fn unusable(python: &Interpreter, reason: String) -> SandboxError {
     SandboxError::InterpreterUnusable {
         command: python.executable.display().to_string(),
@@ -122,7 +110,7 @@ impl ForkServer {
             home,
         };
         let flags = payload::flags(limits);
-        let init = fields(&[
+        let init = payload::fields(&[
             python.sys_path.join("\n").as_bytes(),
             limits.denylist.join("\n").as_bytes(),
             flags.as_bytes(),
@@ -231,7 +219,7 @@ impl ForkServer {
             .map(|(r, soft, hard)| format!("{r} {soft} {hard}\n"))
             .collect();
         let dir_text = dir.to_string_lossy().into_owned();
-        let mut frame = fields(&[&rlimits, &dir_text]);
+        let mut frame = payload::fields(&[&rlimits, &dir_text]);
         frame.extend_from_slice(&payload::encode(&token, job.program, limits, python));
         let mut command = format!("run {}\n", frame.len()).into_bytes();
         command.extend_from_slice(&frame);

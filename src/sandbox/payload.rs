@@ -1,12 +1,30 @@
-//! The wire formats between host and harness: the length-prefixed payload on the
-//! child's stdin and the result envelope on descriptor 3. Both are parsed by code
+//! The wire formats between host and harness: the length-prefixed fields of the
+//! payload on the child's stdin (and of a fork server's frames), and the result
+//! envelope on descriptor 3. Both are parsed by code
 //! that imports nothing, so the harness starts fast.
 
 use super::{Interpreter, Limits, Outcome};
 use crate::plan::Program;
 
-/// Encodes the payload: token, setup, code, denylist, sys.path, flags, then assertions,
-/// each as `<byte length>\n<bytes>`.
+/// Appends `field` as `<byte length>\n<bytes>`, the one framing of every
+/// message to the harness (its `_fields_of` reads it back).
+pub(super) fn push_field(out: &mut Vec<u8>, field: &[u8]) {
+    out.extend_from_slice(field.len().to_string().as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(field);
+}
+
+/// `parts`, each framed by [`push_field`].
+pub(super) fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts {
+        push_field(&mut out, part.as_ref());
+    }
+    out
+}
+
+/// Encodes the payload: token, setup, code, denylist, sys.path, flags, then
+/// assertions, each framed by [`push_field`].
 pub(super) fn encode(
     token: &str,
     program: &Program,
@@ -14,19 +32,18 @@ pub(super) fn encode(
     python: &Interpreter,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(program.code.len() + program.setup.len() + 1024);
-    let mut field = |s: &str| {
-        out.extend_from_slice(s.len().to_string().as_bytes());
-        out.push(b'\n');
-        out.extend_from_slice(s.as_bytes());
-    };
-    field(token);
-    field(&program.setup);
-    field(&program.code);
-    field(&limits.denylist.join("\n"));
-    field(&python.sys_path.join("\n"));
-    field(&flags(limits));
+    for field in [
+        token,
+        &program.setup,
+        &program.code,
+        &limits.denylist.join("\n"),
+        &python.sys_path.join("\n"),
+        &flags(limits),
+    ] {
+        push_field(&mut out, field.as_bytes());
+    }
     for a in program.assertions.iter() {
-        field(a);
+        push_field(&mut out, a.as_bytes());
     }
     out
 }
