@@ -6,7 +6,6 @@
 //! in both start-up modes.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::Path;
 use std::time::Duration;
 
 use execscope::sandbox::{CandidateResult, Limits, Outcome};
@@ -14,7 +13,7 @@ use execscope::sandbox::{CandidateResult, Limits, Outcome};
 use crate::util::{MODES, pid_of_candidate_with, program, run_mode, tempdir};
 
 /// Default limits without the Python-level layers: no denylist, no guard.
-fn kernel_only() -> Limits {
+pub fn kernel_only() -> Limits {
     Limits {
         denylist: Vec::new(),
         process_guard: false,
@@ -23,7 +22,7 @@ fn kernel_only() -> Limits {
 }
 
 /// Runs `code` with only the kernel's layers, in one mode.
-fn attack(fast_start: bool, code: &str) -> CandidateResult {
+pub fn attack(fast_start: bool, code: &str) -> CandidateResult {
     run_mode(
         fast_start,
         &program(code, &["True"]),
@@ -33,7 +32,7 @@ fn attack(fast_start: bool, code: &str) -> CandidateResult {
 }
 
 /// Python that calls libc through ctypes (the route `_ctypes` opened).
-const LIBC: &str = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n";
+pub const LIBC: &str = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n";
 
 /// A file outside the candidate's directory that must come through unchanged.
 struct Canary {
@@ -468,284 +467,6 @@ fn a_candidate_writes_freely_in_its_own_directory() {
     let code = "import os\nos.mkdir('d')\nopen('d/a', 'w').write('x' * 1000)\nos.rename('d/a', 'b')\nos.symlink('b', 'c')\nassert open('c').read() == 'x' * 1000\nos.truncate('b', 10)\nos.remove('c')\nos.remove('b')\nos.rmdir('d')\n";
     for fast in MODES {
         let r = attack(fast, code);
-        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
-    }
-}
-
-#[test]
-fn the_confinement_in_force_is_reported() {
-    let status = Limits::default().confinement();
-    let line = status.describe();
-    if std::env::var_os("CI").is_some() {
-        assert!(
-            status.missing().is_empty(),
-            "CI's kernel has every layer: {line}"
-        );
-    }
-    assert!(line.starts_with("confinement: "), "{line}");
-    assert!(line.contains("network off"), "{line}");
-    let off = Limits {
-        confine: false,
-        ..Limits::default()
-    }
-    .confinement();
-    assert!(off.describe().contains("off"), "{}", off.describe());
-    assert!(Path::new("/proc/self/status").exists());
-}
-
-/// Writes a lesson-70 task file with one `True` task per code, and the
-/// generations file with those codes; returns both paths.
-fn task_files(dir: &Path, codes: &[String]) -> (std::path::PathBuf, std::path::PathBuf) {
-    let (tasks, gens) = (dir.join("tasks.jsonl"), dir.join("gens.jsonl"));
-    let mut t = String::new();
-    let mut g = String::new();
-    for (i, code) in codes.iter().enumerate() {
-        let task = serde_json::json!({"task_id": format!("t{i}"), "category": "code_exec",
-            "prompt": "p", "targets": ["True"], "metric_name": "code_exec", "post_process": "none"});
-        t.push_str(&format!("{task}\n"));
-        let line = serde_json::json!({"task_id": format!("t{i}"), "generation": code});
-        g.push_str(&format!("{line}\n"));
-    }
-    std::fs::write(&tasks, t).unwrap();
-    std::fs::write(&gens, g).unwrap();
-    (tasks, gens)
-}
-
-/// Candidates that go after their host: its descriptors (the cancel pipe
-/// among them), its life, its execution.
-fn attacks_on_the_host() -> Vec<String> {
-    let ppid = "host = os.getppid()\n";
-    vec![
-        format!(
-            "import os\n{ppid}for n in range(256):\n    try:\n        fd = os.open('/proc/%d/fd/%d' % (host, n), os.O_WRONLY)\n        os.write(fd, b'x' * 64)\n    except OSError:\n        pass\n"
-        ),
-        format!("import os\n{ppid}os.kill(host, 9)\n"),
-        format!("import os, ctypes\n{ppid}libc = ctypes.CDLL(None)\nlibc.kill(host, 9)\n"),
-        format!(
-            "import os, ctypes, time\n{ppid}libc = ctypes.CDLL(None)\nlibc.ptrace(16, host, 0, 0)\ntime.sleep(1)\n"
-        ),
-        "True\n".to_string(),
-    ]
-}
-
-#[test]
-fn a_candidate_cannot_kill_freeze_or_stop_its_host_and_every_candidate_is_reported() {
-    for fast in [false, true] {
-        let dir = tempdir();
-        let (tasks, gens) = task_files(dir.path(), &attacks_on_the_host());
-        let json = dir.path().join("run.json");
-        let mut cmd = assert_cmd::Command::cargo_bin("execscope").unwrap();
-        cmd.args(["run", "-q", "--deny", "", "--no-process-guard", "--tasks"])
-            .arg(&tasks)
-            .arg("--generations")
-            .arg(&gens)
-            .arg("--json")
-            .arg(&json)
-            .timeout(Duration::from_secs(60));
-        if fast {
-            cmd.arg("--fast-start");
-        }
-        let out = cmd.output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success(),
-            "fast start {fast}: {:?}: {stderr}",
-            out.status
-        );
-        let run: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        assert_eq!(run["summary"]["complete"], true, "{stderr}");
-        assert_eq!(run["summary"]["candidates"], 5, "{stderr}");
-        assert_eq!(run["summary"]["planned"], 5);
-    }
-}
-
-#[test]
-fn a_run_that_stops_early_says_so_and_exits_1() {
-    // Without confinement, writing into the host's descriptors trips its
-    // cancel pipe: the run must not call itself finished.
-    let dir = tempdir();
-    let mut codes = attacks_on_the_host()[..1].to_vec();
-    codes.extend((0..20).map(|_| "import time\ntime.sleep(0.2)\n".to_string()));
-    let (tasks, gens) = task_files(dir.path(), &codes);
-    let json = dir.path().join("run.json");
-    let out = assert_cmd::Command::cargo_bin("execscope")
-        .unwrap()
-        .args([
-            "run",
-            "-q",
-            "--workers",
-            "1",
-            "--no-confinement",
-            "--deny",
-            "",
-        ])
-        .args(["--no-process-guard", "--tasks"])
-        .arg(&tasks)
-        .arg("--generations")
-        .arg(&gens)
-        .arg("--json")
-        .arg(&json)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let finished = run["summary"]["candidates"].as_u64().unwrap();
-    assert!(
-        finished < 21,
-        "the attack did not stop the unconfined run: {stderr}"
-    );
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("the run stopped early"), "{stderr}");
-    assert_eq!(run["summary"]["complete"], false);
-    assert_eq!(run["summary"]["planned"], 21);
-}
-
-#[test]
-fn the_bytes_a_candidate_keeps_on_disk_are_bounded_not_only_each_file() {
-    // Files of 15 MiB each (under the 16 MiB file-size limit), up to 1 GiB.
-    let code = "chunk = b'x' * (15 << 20)\nfor i in range(70):\n    with open('f%d' % i, 'wb') as f:\n        f.write(chunk)\n    print(i, flush=True)\n";
-    for fast in MODES {
-        let runs: Vec<_> = (0..4)
-            .map(|_| std::thread::spawn(move || attack(fast, code)))
-            .collect();
-        for run in runs {
-            let r = run.join().unwrap();
-            assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
-            assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
-            let files = r.stdout.lines().count();
-            // 64 MiB is four files and a bit; what it writes in the 50 ms
-            // between two checks may add a few more.
-            assert!(
-                files < 20,
-                "fast start {fast}: {files} files of 15 MiB written"
-            );
-        }
-    }
-}
-
-#[test]
-fn the_cli_and_the_run_file_state_the_confinement_in_force() {
-    let dir = tempdir();
-    let json = dir.path().join("run.json");
-    let out = assert_cmd::Command::cargo_bin("execscope")
-        .unwrap()
-        .args(["run", "-q", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let line = Limits::default().confinement().describe();
-    assert!(stderr.contains(&line), "{stderr}");
-    let run: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let recorded = &run["settings"]["confinement"];
-    let status = Limits::default().confinement();
-    assert_eq!(recorded["enabled"], true);
-    assert_eq!(recorded["files"], status.files);
-    assert_eq!(recorded["seccomp"], status.seccomp);
-    assert_eq!(recorded["landlock_abi"], status.landlock_abi);
-    assert_eq!(recorded["network"], false);
-    assert_eq!(run["settings"]["disk_limit_bytes"], 64 << 20);
-}
-
-#[test]
-fn a_run_that_requires_confinement_refuses_to_start_without_it() {
-    use execscope::engine::{RunSettings, start};
-    let settings = RunSettings {
-        limits: Limits {
-            confine: false,
-            ..Limits::default()
-        },
-        require_confinement: true,
-        ..RunSettings::default()
-    };
-    let plan = std::sync::Arc::new(execscope::plan::Plan {
-        tasks: Vec::new(),
-        jobs: Vec::new(),
-        problems: Vec::new(),
-        missing: Vec::new(),
-    });
-    let (tx, _rx) = flume::unbounded();
-    let refused = start(
-        plan,
-        crate::util::python().clone(),
-        settings,
-        tx,
-        std::sync::Arc::new(|| {}),
-    );
-    let why = refused.err().expect("refused").to_string();
-    assert!(why.contains("confinement is required"), "{why}");
-    // The command line refuses the contradiction outright.
-    assert_cmd::Command::cargo_bin("execscope")
-        .unwrap()
-        .args(["run", "--no-confinement", "--require-confinement"])
-        .assert()
-        .code(2);
-}
-
-#[test]
-fn files_unlinked_but_held_open_count_against_the_disk_limit_and_memfd_is_refused() {
-    // Each 15 MiB file is unlinked at once but kept open: nothing is left in
-    // the directory, yet the disk fills.
-    let code = "import os\nchunk = b'x' * (15 << 20)\nkept = []\nfor i in range(60):\n    fd = os.open('f%d' % i, os.O_RDWR | os.O_CREAT)\n    os.unlink('f%d' % i)\n    os.write(fd, chunk)\n    kept.append(fd)\n    print(i, flush=True)\n";
-    for fast in MODES {
-        let r = attack(fast, code);
-        assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
-        assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
-        let files = r.stdout.lines().count();
-        assert!(
-            files < 20,
-            "fast start {fast}: {files} files of 15 MiB written"
-        );
-        let r = attack(
-            fast,
-            "import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * 1000)\n",
-        );
-        assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
-        assert!(r.detail.contains("PermissionError"), "{}", r.detail);
-    }
-}
-
-#[test]
-fn a_thread_bomb_is_bounded_and_other_candidates_still_start() {
-    // Tiny stacks: without a bound it uses up the machine's process ids
-    // (`pid_max` is 32768 on many machines) until its timeout.
-    let bomb = "import _thread, time\n_thread.stack_size(32768)\nn = 0\ntry:\n    while True:\n        _thread.start_new_thread(time.sleep, (30,))\n        n += 1\nexcept Exception as e:\n    print(n, e)\n";
-    for fast in MODES {
-        let r = attack(fast, bomb);
-        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
-        let (n, why) = r.stdout.trim().split_once(' ').unwrap();
-        let n: usize = n.parse().unwrap();
-        assert_eq!(n, 256, "fast start {fast}");
-        assert_eq!(why, "denied: more than 256 threads at once");
-        // The original is out of reach of the candidate's own code.
-        for grab in [
-            "_thread.start_new_thread.__kwdefaults__",
-            "_thread.start_new_thread.__defaults__",
-            "threading._start_new_thread.__code__",
-        ] {
-            let r = attack(
-                fast,
-                &format!(
-                    "import _thread, threading
-x = {grab}
-"
-                ),
-            );
-            assert!(r.detail.contains("denied"), "{grab}: {r:?}");
-        }
-        // A thread pool well under the bound works.
-        let pool = "from concurrent.futures import ThreadPoolExecutor\nwith ThreadPoolExecutor(32) as p:\n    ok = sum(p.map(lambda x: x, range(100))) == 4950\n";
-        let r = run_mode(
-            fast,
-            &program(pool, &["ok"]),
-            &Limits::default(),
-            Duration::from_secs(10),
-        );
         assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
     }
 }

@@ -5,6 +5,7 @@
 //! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
 //! - `denylist`: every denied module through every import form, `os.system`.
 //! - `confinement`: the kernel layers judged by effect (canaries, listeners, victims).
+//! - `machine`: the host and the machine's resources (complete runs, status, disk, threads).
 //! - `containment`: timeouts that ignore SIGTERM, output floods, forged envelopes,
 //!   exits, forked children.
 //! - `readers`: the lesson-70 validator, HumanEval/MBPP/generation readers, bad files.
@@ -34,6 +35,7 @@ mod engine;
 mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
+mod machine;
 mod outcomes;
 mod readers;
 mod report;
