@@ -259,7 +259,7 @@ def state():
             group = f.read().split()[-1]
     except OSError:
         group = None
-    return os.nice(0), group
+    return os.getpriority(os.PRIO_PROCESS, 0), group
 time.sleep(0.3)
 waited = state()
 while time.process_time() < 1.2:
