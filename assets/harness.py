@@ -245,7 +245,13 @@ def _audit(event, args):
             raise PermissionError("denied: " + args[1])
     elif event == "open" or event == "import":
         path = args[0] if event == "open" else args[1]
+        if path.__class__ is bytes:
+            path = path.decode("utf-8", "surrogateescape")
         if path.__class__ is _str:
+            # The import system opens plain absolute paths into the
+            # interpreter's directories; anything else is resolved first.
+            if not path.startswith(_trusted) or "/." in path or "//" in path:
+                path = _real_path(path)
             module = _module_of_file(path)
             if module:
                 _refuse_unless_allowed(module, sys._getframe(1))
@@ -254,6 +260,39 @@ def _audit(event, args):
 
 
 _deny_ctypes = False
+
+
+def _real_path(path):
+    """`path` made absolute with `.`, `..` and symbolic links resolved, as the
+    kernel will open it (so a candidate's own symlink or relative name for a
+    denied module's file is seen for what it is)."""
+    if not path.startswith("/"):
+        path = posix.getcwd() + "/" + path
+    parts = []
+    pending = path.split("/")[::-1]
+    links = 0
+    while pending:
+        part = pending.pop()
+        if part == "" or part == ".":
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        here = "/" + "/".join(parts + [part])
+        try:
+            is_link = posix.lstat(here).st_mode & 0o170000 == 0o120000
+        except OSError:
+            is_link = False
+        if is_link and links < 40:
+            links += 1
+            target = posix.readlink(here)
+            if target.startswith("/"):
+                parts = []
+            pending.extend(target.split("/")[::-1])
+        else:
+            parts.append(part)
+    return "/" + "/".join(parts)
 # Most threads a candidate runs at once besides its main thread. The kernel
 # has no per-candidate count a rootless sandbox can set (RLIMIT_NPROC does not
 # apply to root), and a thread bomb with tiny stacks uses up the machine's

@@ -134,6 +134,11 @@ fn the_candidates_own_loads_of_a_denied_module_are_refused_in_every_form() {
         format!("{shutil}import importlib.machinery\nimportlib.machinery.SourceFileLoader('y', path).load_module()\n"),
         format!("{shutil}import runpy\nrunpy.run_path(path)\n"),
         format!("{shutil}exec(compile(open(path).read(), 'z', 'exec'), {{}})\n"),
+        // The same file by other names: bytes, relative, `..`, a symlink.
+        format!("{shutil}exec(compile(open(path.encode()).read(), 'z', 'exec'), {{}})\n"),
+        format!("{shutil}os.chdir(os.path.dirname(path))\nexec(compile(open('shutil.py').read(), 'z', 'exec'), {{}})\n"),
+        format!("{shutil}exec(compile(open('/tmp/..' + path).read(), 'z', 'exec'), {{}})\n"),
+        format!("{shutil}os.symlink(path, 'notes.txt')\nexec(compile(open('notes.txt').read(), 'z', 'exec'), {{}})\n"),
         "import glob, sys, importlib.util\nso = glob.glob([p for p in sys.path if p.endswith('lib-dynload')][0] + '/_ctypes*')[0]\nspec = importlib.util.spec_from_file_location('_ctypes', so)\nimportlib.util.module_from_spec(spec)\n".to_string(),
         // A library function importing a name it is handed.
         "import pkgutil\npkgutil.resolve_name('shutil:rmtree')\n".to_string(),
