@@ -125,6 +125,8 @@ _confined = False
 # the import machinery inside it.
 _trusted = ()
 _machinery = ()
+# Every ctypes operation raises (the audit hook) while `_ctypes` is denied.
+_deny_ctypes = False
 
 
 def _denied(name):
@@ -257,9 +259,6 @@ def _audit(event, args):
                 _refuse_unless_allowed(module, sys._getframe(1))
     elif event.startswith("ctypes.") and _deny_ctypes:
         raise PermissionError("denied: " + event)
-
-
-_deny_ctypes = False
 
 
 def _real_path(path):

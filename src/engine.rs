@@ -290,12 +290,7 @@ pub fn start(
     waker: Waker,
 ) -> Result<EngineHandle, SandboxError> {
     if settings.require_confinement {
-        let status = settings.limits.confinement();
-        let missing = if status.enabled {
-            status.missing()
-        } else {
-            vec!["all of it (confinement is off)"]
-        };
+        let missing = settings.limits.confinement().missing();
         if !missing.is_empty() {
             return Err(SandboxError::ConfinementMissing(missing.join(", ")));
         }

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use execscope::sandbox::{Limits, Outcome};
+use execscope::sandbox::{CandidateResult, Limits, Outcome};
 
 use crate::confinement::attack;
 use crate::util::{MODES, program, run_mode, tempdir};
@@ -143,6 +143,19 @@ fn a_run_that_stops_early_says_so_and_exits_1() {
     assert_eq!(run["summary"]["planned"], 21);
 }
 
+/// `r` was stopped at the 64 MiB disk limit after writing a few 15 MiB files
+/// (four and a bit fill it; what is written in the 50 ms between two checks
+/// may add a few more).
+fn assert_stopped_at_the_disk_limit(fast: bool, r: &CandidateResult) {
+    assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
+    assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
+    let files = r.stdout.lines().count();
+    assert!(
+        files < 20,
+        "fast start {fast}: {files} files of 15 MiB written"
+    );
+}
+
 #[test]
 fn the_bytes_a_candidate_keeps_on_disk_are_bounded_not_only_each_file() {
     // Files of 15 MiB each (under the 16 MiB file-size limit), up to 1 GiB.
@@ -152,16 +165,7 @@ fn the_bytes_a_candidate_keeps_on_disk_are_bounded_not_only_each_file() {
             .map(|_| std::thread::spawn(move || attack(fast, code)))
             .collect();
         for run in runs {
-            let r = run.join().unwrap();
-            assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
-            assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
-            let files = r.stdout.lines().count();
-            // 64 MiB is four files and a bit; what it writes in the 50 ms
-            // between two checks may add a few more.
-            assert!(
-                files < 20,
-                "fast start {fast}: {files} files of 15 MiB written"
-            );
+            assert_stopped_at_the_disk_limit(fast, &run.join().unwrap());
         }
     }
 }
@@ -233,14 +237,7 @@ fn files_unlinked_but_held_open_count_against_the_disk_limit_and_memfd_is_refuse
     // the directory, yet the disk fills.
     let code = "import os\nchunk = b'x' * (15 << 20)\nkept = []\nfor i in range(60):\n    fd = os.open('f%d' % i, os.O_RDWR | os.O_CREAT)\n    os.unlink('f%d' % i)\n    os.write(fd, chunk)\n    kept.append(fd)\n    print(i, flush=True)\n";
     for fast in MODES {
-        let r = attack(fast, code);
-        assert_eq!(r.outcome, Outcome::Error, "fast start {fast}: {r:?}");
-        assert_eq!(r.detail, "disk limit (64 MiB in its directory)");
-        let files = r.stdout.lines().count();
-        assert!(
-            files < 20,
-            "fast start {fast}: {files} files of 15 MiB written"
-        );
+        assert_stopped_at_the_disk_limit(fast, &attack(fast, code));
         let r = attack(
             fast,
             "import os\nfd = os.memfd_create('x')\nos.write(fd, b'x' * 1000)\n",

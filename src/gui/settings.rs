@@ -87,9 +87,9 @@ impl App {
                     .on_hover_text("Refuse to run where the kernel lacks a layer, instead of running with the rest.");
                 ui.add(egui::DragValue::new(&mut s.disk_mib).range(0..=65_536).prefix("disk ").suffix(" MiB"))
                     .on_hover_text("Most bytes a candidate may keep in its directory; going over it ends as error, disk limit. 0: no limit.");
-                let status = s.run_settings().limits.confinement();
+                let status = s.confinement();
                 let line = status.describe();
-                if status.enabled && status.missing().is_empty() {
+                if status.missing().is_empty() {
                     ui.weak_label(line);
                 } else {
                     ui.error_label(line);

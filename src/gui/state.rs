@@ -77,6 +77,11 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The confinement these settings ask for, as this kernel gives it.
+    pub fn confinement(&self) -> crate::sandbox::confine::Status {
+        crate::sandbox::confine::Status::probe(self.confine, self.network)
+    }
+
     /// The engine settings these stand for.
     pub fn run_settings(&self) -> RunSettings {
         RunSettings {

@@ -64,8 +64,8 @@ impl App {
                     ui.label(format!("Ready: {total} candidates. Press ▶ Run."));
                 }
                 ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                    let confinement = self.state.settings.run_settings().limits.confinement();
-                    if confinement.enabled && confinement.missing().is_empty() {
+                    let confinement = self.state.settings.confinement();
+                    if confinement.missing().is_empty() {
                         ui.weak_label("confined")
                     } else {
                         ui.error_label("not fully confined")

@@ -129,7 +129,7 @@ impl ChildSetup {
     pub(super) fn filter(&self, exec_path: *const libc::c_char) -> Option<Vec<libc::sock_filter>> {
         self.confine
             .as_ref()
-            .and_then(|c| c.filter(Some(exec_path as u64)))
+            .and_then(|c| c.filter(exec_path as u64))
     }
 
     /// This set-up with the child's stdin, stdout and stderr placed too (for a

@@ -24,12 +24,16 @@ struct CapData {
     inheritable: u32,
 }
 
-/// The highest capability number the kernel knows (from procfs; 40 today).
+/// The highest capability number the kernel knows (from procfs, read once;
+/// 40 today).
 pub(crate) fn last_cap() -> libc::c_ulong {
-    std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(63)
+    static LAST: std::sync::OnceLock<libc::c_ulong> = std::sync::OnceLock::new();
+    *LAST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63)
+    })
 }
 
 /// Sets no_new_privs (needed before Landlock and seccomp without

@@ -85,10 +85,12 @@ impl Status {
         }
     }
 
-    /// The layers asked for that this kernel does not give.
+    /// The layers missing from full confinement: those this kernel does not
+    /// give, or all of it when confinement is off. Empty: every layer is in
+    /// force.
     pub fn missing(&self) -> Vec<&'static str> {
         if !self.enabled {
-            return Vec::new();
+            return vec!["all of it (confinement is off)"];
         }
         let mut out = Vec::new();
         if !self.files {
@@ -138,11 +140,13 @@ impl Status {
     }
 }
 
-/// Whether the kernel has seccomp filters (`PR_GET_SECCOMP` answers).
+/// Whether the kernel has seccomp filters (`PR_GET_SECCOMP` answers); asked
+/// once, as every candidate's status is probed.
 #[cfg(target_os = "linux")]
 fn seccomp_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     // SAFETY: prctl with integer arguments only reads our own mode.
-    unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
+    *AVAILABLE.get_or_init(|| unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 })
 }
 
 /// Files outside the interpreter's installation that Python reads: the

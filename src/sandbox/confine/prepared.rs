@@ -85,7 +85,7 @@ mod linux {
     pub(crate) struct Prepared {
         ruleset: Option<Ruleset>,
         /// The filter's rules (its exec pointer is filled in at spawn).
-        pub rules: Rules,
+        rules: Rules,
         seccomp: bool,
         last_cap: libc::c_ulong,
     }
@@ -125,10 +125,10 @@ mod linux {
         }
 
         /// The seccomp filter, allowing one exec of the path at `exec_path`.
-        pub(crate) fn filter(&self, exec_path: Option<u64>) -> Option<Vec<libc::sock_filter>> {
+        pub(crate) fn filter(&self, exec_path: u64) -> Option<Vec<libc::sock_filter>> {
             self.seccomp.then(|| {
                 seccomp::program(&Rules {
-                    exec_path,
+                    exec_path: Some(exec_path),
                     ..self.rules
                 })
             })
