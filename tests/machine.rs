@@ -286,3 +286,15 @@ x = {grab}
         assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
     }
 }
+
+#[test]
+fn files_moved_deeper_than_a_path_can_name_still_count_against_the_disk_limit() {
+    // Twenty directories of 250-byte names reach past PATH_MAX (4096), where
+    // a walk by path cannot read; each 15 MiB file is written at the top and
+    // its directory moved down there through a descriptor at depth 15 (60 of
+    // them passed before).
+    let code = "import os\ntop = os.open('.', os.O_RDONLY)\nfor i in range(20):\n    os.mkdir('d' * 250)\n    os.chdir('d' * 250)\n    if i == 14:\n        mid = os.open('.', os.O_RDONLY)\nos.fchdir(top)\nbelow = ('d' * 250 + '/') * 2\nchunk = b'x' * (15 << 20)\nfor i in range(60):\n    os.mkdir('x%d' % i)\n    with open('x%d/f' % i, 'wb') as f:\n        f.write(chunk)\n    os.rename('x%d' % i, below + 'x%d' % i, dst_dir_fd=mid)\n    print(i, flush=True)\n";
+    for fast in MODES {
+        assert_stopped_at_the_disk_limit(fast, &attack(fast, code));
+    }
+}

@@ -21,14 +21,19 @@ pub(super) fn over_disk_limit(dir: &std::path::Path, pid: Option<libc::pid_t>, l
     in_dir.saturating_add(pid.map_or(0, deleted_but_open)) > limit
 }
 
-/// Bytes of the files beneath `dir`, or `None` past [`DISK_ENTRIES_MAX`].
+/// Bytes of the files beneath `dir`, or `None` past [`DISK_ENTRIES_MAX`] or
+/// where a directory cannot be read for any reason but having just been
+/// removed: a candidate that nests directories past what a path can name
+/// (`PATH_MAX`) would otherwise hide files from the walk.
 fn in_directory(dir: &std::path::Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
     let mut pending = vec![dir.to_path_buf()];
     let (mut bytes, mut entries) = (0u64, 0usize);
     while let Some(d) = pending.pop() {
-        let Ok(list) = std::fs::read_dir(&d) else {
-            continue;
+        let list = match std::fs::read_dir(&d) {
+            Ok(list) => list,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => return None,
         };
         for entry in list.flatten() {
             entries += 1;
