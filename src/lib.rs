@@ -27,6 +27,7 @@ pub mod generations;
 #[cfg(feature = "gui")]
 pub mod gui;
 pub mod input;
+pub mod integrity;
 pub mod passk;
 pub mod plan;
 pub mod postprocess;

@@ -380,6 +380,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     stdout: String::new(),
                     stderr: String::new(),
                     timing: None,
+                    flags: Vec::new(),
                 }),
             }
         })

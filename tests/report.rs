@@ -24,6 +24,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         stdout: "out".into(),
         stderr: String::new(),
         timing: None,
+        flags: Vec::new(),
     }
 }
 

@@ -162,6 +162,9 @@ pub struct CandidateRow {
     /// Where the time went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// Signs of gaming the grader (see [`crate::integrity::FLAGS`]).
+    #[serde(default)]
+    pub flags: Vec<String>,
 }
 
 /// One task as saved.
@@ -400,6 +403,7 @@ impl RunFile {
                         stdout: row.stdout.clone(),
                         stderr: row.stderr.clone(),
                         timing: row.timing,
+                        flags: row.flags.clone(),
                     }),
                 }
             })
@@ -442,5 +446,6 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         generation: c.generation.clone(),
         setup: c.setup.clone(),
         timing: r.timing,
+        flags: r.flags.clone(),
     }
 }

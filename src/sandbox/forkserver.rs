@@ -15,9 +15,10 @@ use super::capture::Stream;
 use super::confine;
 use super::job::Job;
 use super::limits::{self, ChildSetup};
-use super::process::{self, Times};
+use super::process;
 use super::supervise::{self, Exit, Input, Pipes, Watch};
 use super::sys::{self, monotonic_ns, pipe_cloexec};
+use super::verdict::{self, Times};
 use super::{CancelToken, CandidateResult, Interpreter, Limits, SandboxError};
 use super::{payload, reaper, spawn};
 use crate::plan::Program;
@@ -263,7 +264,7 @@ impl ForkServer {
             reaped: t_reaped,
             duration_ms,
         };
-        let result = process::interpret(&observed, &token, job, limits, &times);
+        let result = verdict::interpret(&observed, &token, job, limits, &times);
         Ok((result, usable))
     }
 }

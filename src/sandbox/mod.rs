@@ -1,5 +1,5 @@
 //! The sandbox: one fresh Python interpreter per candidate, started directly with
-//! the embedded harness (`assets/harness.py`) and a payload on stdin, a wall-clock
+//! the embedded harness (`assets/harness/`) and a payload on stdin, a wall-clock
 //! timeout, a streaming output cap and an import denylist. Whatever a candidate
 //! does ends in one of the five [`Outcome`]s; the host never panics or hangs.
 
@@ -18,6 +18,7 @@ mod reaper;
 mod spawn;
 mod supervise;
 mod sys;
+mod verdict;
 
 use std::time::Duration;
 
@@ -38,7 +39,14 @@ pub fn describe_payload(
 }
 
 /// The harness program, embedded at build time.
-pub const HARNESS: &str = include_str!("../../assets/harness.py");
+pub const HARNESS: &str = concat!(
+    include_str!("../../assets/harness/core.py"),
+    include_str!("../../assets/harness/denylist.py"),
+    include_str!("../../assets/harness/threads.py"),
+    include_str!("../../assets/harness/verdict.py"),
+    include_str!("../../assets/harness/server.py"),
+    include_str!("../../assets/harness/main.py"),
+);
 
 /// Default wall-clock timeout per candidate.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -147,6 +155,9 @@ pub struct CandidateResult {
     pub stderr: String,
     /// Where the time went (absent when the harness did not report).
     pub timing: Option<Timing>,
+    /// Signs that it tried to game the grader (see [`crate::integrity::FLAGS`]).
+    #[serde(default)]
+    pub flags: Vec<String>,
 }
 
 impl CandidateResult {
@@ -163,6 +174,7 @@ impl CandidateResult {
             stdout: String::new(),
             stderr: String::new(),
             timing: None,
+            flags: Vec::new(),
         }
     }
 }

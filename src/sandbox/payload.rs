@@ -3,7 +3,7 @@
 //! envelope on descriptor 3. Both are parsed by code
 //! that imports nothing, so the harness starts fast.
 
-use super::{Interpreter, Limits, Outcome};
+use super::{Interpreter, Limits};
 use crate::plan::Program;
 
 /// Appends `field` as `<byte length>\n<bytes>`, the one framing of every
@@ -63,59 +63,154 @@ pub(super) fn flags(limits: &Limits) -> String {
     words.join(" ")
 }
 
-/// The harness's report, once its token is checked.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct Envelope {
-    pub outcome: Outcome,
-    pub passed: u32,
-    pub per_assertion: Vec<bool>,
-    /// Harness monotonic stamps (ns): start, code done, end.
-    pub stamps: [u64; 3],
-    pub detail: String,
+/// How one step (the code, the setup, an assertion) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    Ok,
+    Fail,
+    Memory,
+    /// Not run: an earlier step stopped the run.
+    Skip,
 }
 
-/// Finds the genuine envelope in what arrived on descriptor 3. Anything not
-/// starting with `token` (a forgery) is ignored.
-pub(super) fn parse(data: &[u8], token: &str) -> Option<Envelope> {
-    let marker = format!("{token}\n");
-    let start = find_last(data, marker.as_bytes())? + marker.len();
-    let rest = &data[start..];
-    let mut lines = rest.splitn(6, |&b| b == b'\n');
-    let outcome = Outcome::parse(std::str::from_utf8(lines.next()?).ok()?)?;
-    let counts = std::str::from_utf8(lines.next()?).ok()?;
-    let (passed, total) = counts.split_once(' ')?;
-    let passed: u32 = passed.parse().ok()?;
-    let total: usize = total.parse().ok()?;
-    let bits = lines.next()?;
-    if bits.len() != total || bits.iter().any(|b| *b != b'0' && *b != b'1') {
-        return None;
+/// What arrived on descriptor 3 (see `assets/harness/core.py`): the records
+/// that carry this candidate's token, which only the harness can write, and
+/// the notes beside them, which the candidate could have written too.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Report {
+    /// The harness's monotonic clock when it started (ns).
+    pub start_ns: Option<u64>,
+    /// Each step's result by name (`c`, `s`, `a1`...), first record wins.
+    pub steps: Vec<(String, Step)>,
+    /// The code did not compile; nothing ran.
+    pub syntax: bool,
+    /// Every step ran.
+    pub ended: bool,
+    /// Untrusted: why each failed step failed, by step name.
+    pub details: Vec<(String, String)>,
+    /// Untrusted: the flags the harness noted.
+    pub flags: Vec<String>,
+    /// Untrusted: the harness's clock after the last step (ns).
+    pub end_ns: Option<u64>,
+    /// Bytes that are neither a genuine record nor a note.
+    pub forged: bool,
+}
+
+impl Report {
+    /// The result of step `name`, if its record arrived.
+    pub fn step(&self, name: &str) -> Option<Step> {
+        self.steps.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
     }
-    let per_assertion: Vec<bool> = bits.iter().map(|b| *b == b'1').collect();
-    if per_assertion.iter().filter(|p| **p).count() != passed as usize {
-        return None;
+
+    /// The noted detail of step `name`, or empty.
+    pub fn detail(&self, name: &str) -> &str {
+        self.details
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, d)| d.as_str())
     }
-    let stamp_line = std::str::from_utf8(lines.next()?).ok()?;
-    let stamps: Vec<u64> = stamp_line
-        .split(' ')
-        .filter_map(|s| s.parse().ok())
-        .collect();
-    let stamps: [u64; 3] = stamps.try_into().ok()?;
-    let len: usize = std::str::from_utf8(lines.next()?).ok()?.parse().ok()?;
-    let detail = lines.next()?;
-    if detail.len() != len {
-        return None;
+}
+
+/// Reads what arrived on descriptor 3 for the candidate with `token`.
+pub(super) fn parse(data: &[u8], token: &str) -> Report {
+    let mut report = Report::default();
+    let marker = format!("{token} ");
+    let mut rest = Vec::new();
+    let mut pos = 0;
+    while let Some(i) = find(&data[pos..], marker.as_bytes()) {
+        rest.extend_from_slice(&data[pos..pos + i]);
+        let start = pos + i + marker.len();
+        let end = find(&data[start..], b"\n").map_or(data.len(), |e| start + e);
+        record(&mut report, &data[start..end]);
+        pos = (end + 1).min(data.len());
     }
-    Some(Envelope {
-        outcome,
-        passed,
-        per_assertion,
-        stamps,
-        detail: String::from_utf8_lossy(detail).into_owned(),
+    rest.extend_from_slice(&data[pos..]);
+    notes(&mut report, &rest);
+    report
+}
+
+fn record(report: &mut Report, line: &[u8]) {
+    let line = String::from_utf8_lossy(line);
+    let words: Vec<&str> = line.split(' ').collect();
+    match words.as_slice() {
+        ["start", ns] => report.start_ns = ns.parse().ok(),
+        ["end"] => report.ended = true,
+        ["c", "syntax"] => report.syntax = true,
+        [name, result] => {
+            let step = match *result {
+                "ok" => Step::Ok,
+                "fail" => Step::Fail,
+                "memory" => Step::Memory,
+                "skip" => Step::Skip,
+                _ => return,
+            };
+            if report.step(name).is_none() {
+                report.steps.push(((*name).to_owned(), step));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Parses the notes (`@<kind> <length>\n<text>`) among `data`; anything else
+/// marks the report as forged.
+fn notes(report: &mut Report, data: &[u8]) {
+    let mut pos = 0;
+    while pos < data.len() {
+        match note(&data[pos..]) {
+            Some((kind, text, used)) => {
+                pos += used;
+                let text = String::from_utf8_lossy(text).into_owned();
+                match kind {
+                    "detail" => {
+                        let (step, why) = text.split_once(' ').unwrap_or((&text, ""));
+                        if !report.details.iter().any(|(n, _)| n == step) {
+                            report.details.push((step.to_owned(), why.to_owned()));
+                        }
+                    }
+                    "flag" if crate::integrity::is_flag(&text) => {
+                        crate::integrity::add_flag(&mut report.flags, &text);
+                    }
+                    "end" => report.end_ns = text.parse().ok(),
+                    _ => report.forged = true,
+                }
+            }
+            None => {
+                report.forged = true;
+                pos += 1;
+            }
+        }
+    }
+}
+
+/// One note at the start of `data`: its kind, its text and the bytes it took.
+fn note(data: &[u8]) -> Option<(&str, &[u8], usize)> {
+    let rest = data.strip_prefix(b"@")?;
+    let space = rest.iter().take(16).position(|&b| b == b' ')?;
+    let kind = std::str::from_utf8(&rest[..space]).ok()?;
+    let after = &rest[space + 1..];
+    let nl = after.iter().take(20).position(|&b| b == b'\n')?;
+    let len: usize = std::str::from_utf8(&after[..nl]).ok()?.parse().ok()?;
+    let text = after.get(nl + 1..nl + 1 + len)?;
+    Some((kind, text, 1 + space + 1 + nl + 1 + len))
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Whether `output` (a candidate's stdout or stderr) contains a line that
+/// looks like the result channel: a note, or a record after a 32-digit hex
+/// token.
+pub(super) fn mimics_envelope(output: &str) -> bool {
+    output.lines().any(|line| {
+        ["@detail ", "@flag ", "@end "]
+            .iter()
+            .any(|p| line.starts_with(p))
+            || line.split_once(' ').is_some_and(|(word, _)| {
+                word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit())
+            })
     })
-}
-
-fn find_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).rposition(|w| w == needle)
 }
 
 /// A fresh random token (128 bits, hex).
@@ -134,18 +229,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_genuine_envelope_parses() {
-        let data = b"junk\nabc\npass\n2 2\n11\n1 2 3\n0\n";
-        let e = parse(data, "abc").unwrap();
-        assert_eq!(e.outcome, Outcome::Pass);
-        assert_eq!(e.per_assertion, vec![true, true]);
-        assert_eq!(e.stamps, [1, 2, 3]);
+    fn records_count_only_with_the_token_and_notes_are_read_around_them() {
+        let data = b"abc start 5\nabc c ok\n@detail 8\na1 falsexyz a1 ok\nabc a1 fail\n@flag 12\nalways-equal@end 2\n99abc end\n";
+        let r = parse(data, "abc");
+        assert_eq!(r.start_ns, Some(5));
+        assert_eq!(
+            r.steps,
+            vec![("c".into(), Step::Ok), ("a1".into(), Step::Fail)]
+        );
+        assert_eq!(r.detail("a1"), "false");
+        assert_eq!(r.flags, vec!["always-equal".to_string()]);
+        assert_eq!(r.end_ns, Some(99));
+        assert!(r.ended);
+        // "xyz a1 ok" is not a record of this candidate's: it is forged.
+        assert!(r.forged);
     }
 
     #[test]
-    fn an_envelope_with_the_wrong_token_or_inconsistent_counts_is_rejected() {
-        assert_eq!(parse(b"xyz\npass\n1 1\n1\n1 2 3\n0\n", "abc"), None);
-        assert_eq!(parse(b"abc\npass\n2 2\n10\n1 2 3\n0\n", "abc"), None);
-        assert_eq!(parse(b"abc\npass\n1 1\n1\n1 2 3\n5\nab", "abc"), None);
+    fn a_clean_report_is_not_forged_and_an_unknown_flag_is_a_forgery() {
+        let r = parse(b"t start 1\n@flag 7\ntracingt end\n", "t");
+        assert!(!r.forged && r.ended && r.flags == ["tracing"]);
+        let r = parse(b"t start 1\n@flag 4\nnopet end\n", "t");
+        assert!(r.forged && r.ended && r.flags.is_empty());
+    }
+
+    #[test]
+    fn output_that_looks_like_the_result_channel_is_noticed() {
+        assert!(mimics_envelope("hello\n@flag 12\nalways-equal"));
+        assert!(mimics_envelope("0123456789abcdef0123456789abcdef a1 ok"));
+        assert!(!mimics_envelope("pass\n3 3\nall good @flag"));
     }
 }

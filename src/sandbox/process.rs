@@ -4,17 +4,15 @@
 
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
 use super::confine::Prepared;
 use super::job::Job;
 use super::limits::ChildSetup;
-use super::supervise::{self, Exit, Input, Observed, Pipes, Stop, Watch};
+use super::supervise::{self, Exit, Input, Pipes, Stop, Watch};
 use super::sys::{self, monotonic_ns, pipe_cloexec};
-use super::{
-    CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Outcome, SandboxError, Timing,
-};
+use super::verdict::{self, Times};
+use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, SandboxError};
 use super::{payload, reaper, spawn};
 use crate::plan::Program;
 
@@ -145,7 +143,7 @@ pub(super) fn run_fresh(
         reaped: t_reaped,
         duration_ms,
     };
-    Ok(interpret(&observed, &token, job, limits, &times))
+    Ok(verdict::interpret(&observed, &token, job, limits, &times))
 }
 
 /// The confinement a candidate (or, with `fork`, a fork server) of `python`
@@ -182,124 +180,4 @@ pub(super) fn stop_error(stop: Stop) -> SandboxError {
         Stop::Cancelled => SandboxError::Cancelled,
         Stop::Poll(e) => SandboxError::Spawn(e),
     }
-}
-
-/// Host clock stamps around one candidate (monotonic ns) and its wall time.
-pub(super) struct Times {
-    pub begin: u64,
-    pub spawned: u64,
-    pub reaped: u64,
-    pub duration_ms: u64,
-}
-
-/// Maps what the poll loop observed to a result.
-pub(super) fn interpret(
-    observed: &Observed,
-    token: &str,
-    job: &Job<'_>,
-    limits: &Limits,
-    times: &Times,
-) -> CandidateResult {
-    let total = job.program.assertions.len();
-    let timing = |stamps: [u64; 3]| {
-        // On a loaded machine the harness may start before the parent thread
-        // notes that the spawn returned: start-up then counts from the earlier.
-        let spawned = times.spawned.min(stamps[0]);
-        (times.begin <= stamps[0] && stamps[0] <= stamps[2] && stamps[2] <= times.reaped).then(
-            || Timing {
-                spawn_us: (spawned - times.begin) / 1000,
-                startup_us: (stamps[0] - spawned) / 1000,
-                candidate_us: (stamps[2] - stamps[0]) / 1000,
-                teardown_us: (times.reaped - stamps[2]) / 1000,
-            },
-        )
-    };
-    let mut result = CandidateResult {
-        outcome: Outcome::Error,
-        score: 0.0,
-        passed: 0,
-        total: total as u32,
-        per_assertion: vec![false; total],
-        detail: String::new(),
-        duration_ms: times.duration_ms,
-        stdout: observed.stdout.text(),
-        stderr: observed.stderr.text(),
-        timing: None,
-    };
-    if observed.overflow {
-        result.detail = "output overflow".into();
-    } else if observed.disk_full {
-        result.detail = format!(
-            "disk limit ({} MiB in its directory)",
-            limits.disk_bytes.unwrap_or(0) >> 20
-        );
-    } else if observed.timed_out {
-        result.outcome = Outcome::Timeout;
-        result.detail = format!("timed out after {:.1} s", job.timeout.as_secs_f64());
-    } else if let Some(env) = payload::parse(&observed.envelope, token) {
-        if env.per_assertion.len() == total
-            || env.outcome != Outcome::Pass && env.outcome != Outcome::AssertionFail
-        {
-            result.timing = timing(env.stamps);
-            result.outcome = env.outcome;
-            result.detail = env.detail;
-            if matches!(env.outcome, Outcome::Pass | Outcome::AssertionFail) {
-                result.passed = env.passed;
-                result.per_assertion = env.per_assertion;
-                result.score = f64::from(env.passed) / total as f64;
-            }
-        } else {
-            result.detail = "malformed result envelope".into();
-        }
-    } else if observed.server_lost && observed.status.is_none() {
-        result.detail = "the fast-start interpreter ended before reporting a result".into();
-    } else {
-        let status = observed.status.map(std::process::ExitStatus::from_raw);
-        let (outcome, detail) = without_envelope(status, &result.stderr, limits);
-        result.outcome = outcome;
-        result.detail = detail;
-    }
-    result
-}
-
-/// Outcome and detail of a candidate that ended without a result.
-fn without_envelope(
-    status: Option<std::process::ExitStatus>,
-    stderr: &str,
-    limits: &Limits,
-) -> (Outcome, String) {
-    let Some(status) = status else {
-        return (Outcome::Error, "ended without a result".into());
-    };
-    if let Some(code) = status.code() {
-        return (
-            Outcome::Error,
-            format!("exited with status {code} before reporting a result"),
-        );
-    }
-    let signal = status.signal().unwrap_or(0);
-    if signal == libc::SIGXCPU && limits.cpu_backstop {
-        return (Outcome::Timeout, "CPU time limit".into());
-    }
-    if limits.memory_bytes.is_some()
-        && (stderr.contains("MemoryError") || stderr.contains("Cannot allocate memory"))
-    {
-        return (Outcome::Error, "memory limit".into());
-    }
-    let name = match signal {
-        libc::SIGKILL => " (SIGKILL)",
-        libc::SIGSEGV => " (SIGSEGV)",
-        libc::SIGABRT => " (SIGABRT)",
-        libc::SIGBUS => " (SIGBUS)",
-        libc::SIGFPE => " (SIGFPE)",
-        libc::SIGILL => " (SIGILL)",
-        libc::SIGTERM => " (SIGTERM)",
-        libc::SIGXFSZ => " (SIGXFSZ: file size limit)",
-        libc::SIGXCPU => " (SIGXCPU)",
-        _ => "",
-    };
-    (
-        Outcome::Error,
-        format!("killed by signal {signal}{name} before reporting a result"),
-    )
 }

@@ -1,0 +1,282 @@
+# --- the fork server (fast-start mode) -------------------------------------
+
+_fork = posix.fork
+_setsid = posix.setsid
+_waitid = getattr(posix, "waitid", None)
+_waitpid = posix.waitpid
+_killpg = posix.killpg
+_read = posix.read
+_child = 0
+
+
+class _Lines:
+    """Buffered reading of the host's frames from descriptor 0, without `io`."""
+
+    def __init__(self):
+        self.buf = b""
+
+    def _more(self):
+        chunk = _read(0, 65536)
+        if not chunk:
+            _exit(0)
+        self.buf += chunk
+
+    def line(self):
+        while b"\n" not in self.buf:
+            self._more()
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.decode()
+
+    def take(self, n):
+        while _len(self.buf) < n:
+            self._more()
+        data, self.buf = self.buf[:n], self.buf[n:]
+        return data
+
+
+def _report(text):
+    data = (text + "\n").encode()
+    while data:
+        data = data[_write(4, data) :]
+
+
+def _on_host_death(signum, frame):
+    if _child:
+        try:
+            _killpg(_child, 9)
+        except _BaseException:
+            pass
+    _exit(0)
+
+
+def _preload(names):
+    """Imports the modules candidates commonly use, except any that would load a
+    denied module (those stay unloaded, so such imports fail as they would fresh)."""
+    for name in names:
+        before = set(sys.modules)
+        try:
+            __import__(name)
+        except _BaseException:
+            pass
+        added = [m for m in sys.modules if m not in before]
+        if any(_denied(m) for m in added):
+            for m in added:
+                del sys.modules[m]
+
+
+_WARM_UP = '''
+from typing import List, Optional, Tuple, Dict
+
+
+def f(numbers: List[int], k: Optional[int] = None) -> Tuple[int, Dict[str, float]]:
+    """Docstring."""
+    result = [x * 2 for x in numbers if x % 2 == 0]
+    table = {str(i): i / 2 for i in range(10)}
+    seen = set()
+    for i, n in enumerate(numbers):
+        if n in seen or (k is not None and n > k):
+            continue
+        elif n < 0:
+            break
+        else:
+            seen.add(n)
+    while len(result) > 3:
+        result.pop()
+    try:
+        value = max(result, key=lambda v: -v) if result else 0
+    except (ValueError, TypeError) as exc:
+        raise RuntimeError(f"bad {exc!r}: {len(numbers):>4}") from exc
+    finally:
+        pass
+    with open("x") as fh:
+        _ = fh.read()
+    return value, table
+
+
+class C(object):
+    def __init__(self, a, *args, **kwargs):
+        self.a = a
+
+    @property
+    def b(self):
+        return self.a ** 2 // 3 + abs(-1) and not None
+
+
+def check(candidate):
+    assert candidate([1, 2, 3]) == (4, {}), "message"
+    assert abs(candidate([]) - 1.0) < 1e-6
+'''
+
+
+def _warm_up_compiler():
+    """Compiles typical code once, so that each child does not pay the compiler's
+    first-use costs itself (about 2 ms a child otherwise). Nothing is run."""
+    try:
+        _compile(_WARM_UP, "<warm-up>", "exec")
+        _compile("f([1, 2, 3]) == [2, 4] and x != 'a'", "<warm-up>", "eval")
+    except _BaseException:
+        pass
+
+
+def _become_candidate(frame, devnull, setrlimit):
+    """In the forked child: a fresh session in its own directory with the
+    candidate's limits. Returns the candidate's payload fields, which take the
+    same path as in a fresh interpreter once `_serve` has returned them (so no
+    frame of the server's is left beneath candidate code)."""
+    global _t_start
+    _t_start = _mono()
+    fields = _fields_of(frame)
+    _setsid()
+    posix.dup2(devnull, 0)
+    posix.close(devnull)
+    posix.close(4)
+    _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+    directory = fields[1]
+    posix.chdir(directory)
+    for key in (b"HOME", b"TMPDIR"):
+        posix.environ[key] = directory.encode()
+        posix.putenv(key, directory.encode())
+    for line in fields[0].split("\n"):
+        if line:
+            resource, soft, hard = (_int(x) for x in line.split())
+            setrlimit(resource, (soft, hard))
+    _confine_child()
+    return fields[2:]
+
+
+# What a fork server's child enforces on itself before any candidate code. The
+# server was confined by the host like a candidate except that it may fork; a
+# child enforces the same Landlock ruleset again (descriptor 5), which gives it
+# a domain of its own (it cannot signal its server), and loads a filter without
+# fork and exec. Python has no call for either, so the server loads the ctypes
+# extension for these two system calls, under a random name that candidates
+# cannot import (any other name loads it anew, which the audit hook refuses),
+# and the audit hook makes every ctypes operation raise once the child is
+# confined.
+_child_confinement = None
+
+
+def _load_child_confinement(field):
+    global _child_confinement
+    if not field:
+        return
+    head, filter_text = field.split("\n", 1)
+    restrict_nr, seccomp_nr, ruleset_fd = (_int(x) for x in head.split())
+    program = filter_text.encode("utf-8", "surrogateescape")
+    import importlib.machinery
+    import importlib.util
+
+    origin = importlib.machinery.PathFinder.find_spec("_ctypes").origin
+    name = "_execscope_" + posix.urandom(8).hex() + "._ctypes"
+    spec = importlib.util.spec_from_file_location(name, origin)
+    c = importlib.util.module_from_spec(spec)
+
+    class Long(c._SimpleCData):
+        _type_ = "l"
+
+    class Char(c._SimpleCData):
+        _type_ = "c"
+
+    class Syscall(c.CFuncPtr):
+        _flags_ = c.FUNCFLAG_CDECL | c.FUNCFLAG_USE_ERRNO
+        _restype_ = Long
+
+    def buffer(data):
+        class Buffer(c.Array):
+            _type_ = Char
+            _length_ = _len(data)
+
+        return Buffer.from_buffer_copy(data)
+
+    syscall = Syscall(c.dlsym(c.dlopen(None, 0), "syscall"))
+    # struct sock_fprog: the number of instructions, padding, their address.
+    filter_buffer = buffer(program)
+    fprog = buffer(
+        (_len(program) // 8).to_bytes(2, sys.byteorder)
+        + bytes(6)
+        + c.addressof(filter_buffer).to_bytes(8, sys.byteorder)
+    )
+
+    def confine():
+        if ruleset_fd >= 0:
+            if syscall(Long(restrict_nr), Long(ruleset_fd), Long(0)) != 0:
+                raise OSError(c.get_errno(), "landlock_restrict_self failed")
+            posix.close(ruleset_fd)
+        if program:
+            if syscall(Long(seccomp_nr), Long(1), Long(0), Long(c.addressof(fprog))) != 0:
+                raise OSError(c.get_errno(), "seccomp failed")
+        # Kept alive with the closure until the filter is loaded.
+        return filter_buffer
+
+    _child_confinement = confine
+
+
+def _confine_child():
+    global _child_confinement
+    if _child_confinement is not None:
+        confine, _child_confinement = _child_confinement, None
+        confine()
+
+
+def _serve():
+    """Serves the host's `run` frames until it goes away; returns only in a
+    forked child, with that child's payload fields."""
+    global _child, _installed, _guard
+    import _signal as signal_module
+    import resource
+
+    globals()["_signal"] = signal_module
+    lines = _Lines()
+    init = _fields_of(lines.take(_int(lines.line())))
+    # Layout: sys.path (one a line), denylist (one a line), flags, modules to
+    # preload, the children's confinement (see `_load_child_confinement`).
+    sys.path[:] = [p for p in init[0].split("\n") if p]
+    _load_child_confinement(init[4])
+    _guard = "guard" in init[2].split()
+    _set_deny_list(init[1], _guard)
+    _preload([m for m in init[3].split("\n") if m])
+    _warm_up_compiler()
+    # Installed once here for every child (the server itself only uses what
+    # it bound before: `_fork`, `_setsid`, `_killpg`, ...).
+    _install_denylist()
+    _install_guard()
+    _installed = (init[1], _guard)
+    devnull = posix.open("/dev/null", posix.O_RDWR)
+    signal_module.signal(signal_module.SIGTERM, _on_host_death)
+    _report("ready")
+    while True:
+        command = lines.line()
+        if command == "reap":
+            if _child:
+                _waitpid(_child, 0)
+                _child = 0
+            continue
+        frame = lines.take(_int(command.split()[1]))
+        if _child:
+            _waitpid(_child, 0)
+            _child = 0
+        _flush()
+        pid = _fork()
+        if pid == 0:
+            try:
+                return _become_candidate(frame, devnull, resource.setrlimit)
+            except _BaseException as exc:
+                message = "execscope fork server: cannot start the candidate: " + _describe(exc)
+                try:
+                    _write(2, (message + "\n").encode())
+                except _BaseException:
+                    pass
+            _exit(70)
+        _child = pid
+        _report("pid " + _str(pid))
+        while True:
+            try:
+                info = _waitid(posix.P_PID, pid, posix.WEXITED | posix.WNOWAIT)
+                break
+            except InterruptedError:
+                pass
+        if info.si_code == posix.CLD_EXITED:
+            _report("exit " + _str(info.si_status))
+        else:
+            _report("signal " + _str(info.si_status))
+

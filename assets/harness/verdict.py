@@ -1,0 +1,423 @@
+# --- the verdict -------------------------------------------------------------
+#
+# How a candidate is kept from forging its verdict.
+#
+# The host believes only records that start with this candidate's token (see
+# core.py). Each is a bytes object made here, before any candidate code runs,
+# and written by C code alone. The steps run as one chain of C iterators,
+#
+#     list(chain(map(write, map(getitem, records, map(call, runners))), tail))
+#
+# handed to `atexit`: this program's own frames have all returned before the
+# first step, so no harness frame lies beneath candidate code. A runner (one
+# per step) is the only Python frame in the chain. It runs its step and returns
+# a constant (0 ok, 1 fail, 2 memory, 3 skip); `getitem` picks that step's
+# record for it and `write` writes it. A runner has no global, closure or
+# argument a candidate could change: it reads only its constants, put into its
+# code object by `_with_constants`, and a code object cannot be changed. So:
+#
+# - No Python function anywhere can write a genuine record, and none holds the
+#   token: the harness's functions, modules, finders, classes and builtins,
+#   reached through `sys.modules`, `sys.meta_path`, `object.__subclasses__()`
+#   or a function's `__globals__`, lead to nothing that forges a pass.
+# - Frames (`sys._getframe` and `f_back`, a traceback's frames, a generator's
+#   frame while it runs, the frame a signal handler is handed) lead at most to
+#   a runner, whose locals are empty and whose globals are a tripwire: reading
+#   them, or its code, is flagged and refused.
+# - The chain, the records and the token live only inside C objects. The one
+#   way to them is the garbage collector's object graph (`gc.get_objects`,
+#   `get_referrers`, `get_referents`) or raw memory (ctypes, /proc/self/mem),
+#   and the integrity hook below refuses the first two while the kernel's
+#   confinement closes the third.
+# - Control flow cannot be bent: tracing and profiling hooks (which can move a
+#   frame's line) are refused, and so are new audit hooks.
+#
+# What the integrity hook refuses, and the signs of reward hacking the runners
+# and `_finish` see, are recorded as flags (notes) the host reports.
+
+
+def _with_constants(template, globals_, **values):
+    """A copy of function `template` whose string constants `"$name"` are
+    replaced by `values[name]`, with globals `globals_`."""
+    code = template.__code__
+    consts = tuple(
+        values[c[1:]] if _type(c) is _str and c.startswith("$") else c for c in code.co_consts
+    )
+    return _type(template)(code.replace(co_consts=consts), globals_)
+
+
+class _Tripwire(dict):
+    """The globals of the step runners: the one thing a candidate that walks
+    the stack down to a runner can read there (runners use only their
+    constants). Reading them is flagged; they look empty."""
+
+    def _touched(self):
+        _flag("frame-introspection")
+
+    def __getitem__(self, key):
+        self._touched()
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        self._touched()
+        return default
+
+    def __contains__(self, key):
+        self._touched()
+        return False
+
+    def __iter__(self):
+        self._touched()
+        return iter(())
+
+    def __len__(self):
+        self._touched()
+        return 0
+
+    def keys(self):
+        self._touched()
+        return {}.keys()
+
+    def values(self):
+        self._touched()
+        return {}.values()
+
+    def items(self):
+        self._touched()
+        return {}.items()
+
+    def __setitem__(self, key, value):
+        self._touched()
+
+    def __repr__(self):
+        self._touched()
+        return "{}"
+
+
+_RUNNER_GLOBALS = _Tripwire()
+dict.__setitem__(_RUNNER_GLOBALS, "__builtins__", builtins.__dict__)
+
+
+def _flag_template(name):
+    """Records flag `name` once (a note; see core.py)."""
+    if "$seen".__contains__(name):
+        return
+    "$seen".add(name)
+    try:
+        "$write".__call__(("@flag " + name.__len__().__str__() + "\n" + name).encode())
+    except "$BaseException":
+        pass
+
+
+# The flag function of the candidate being run (made in `_start`).
+_flag = None
+
+
+def _runner_template():
+    """Runs one step; returns 0 (ok), 1 (fail), 2 (memory) or 3 (skip, after
+    a step that stops the run)."""
+    if "$stopped".__len__():
+        return 3
+    compared = "$probes".__getitem__(0)
+    try:
+        "$step".__call__()
+    except "$MemoryError":
+        "$stopped".append(1)
+        return 2
+    except "$BaseException" as exc:
+        "$failed".__call__("$name", exc)
+        "$after_failure".__call__()
+        return 1
+    if "$probes".__getitem__(0) != compared:
+        "$flag".__call__("always-equal")
+    return 0
+
+
+# What the integrity hook refuses outright, with the flag each one raises
+# (read-only: the hook's constants can be read).
+_REFUSED = _type(_type.__dict__)({
+    "gc.get_objects": "object-scan",
+    "gc.get_referrers": "object-scan",
+    "gc.get_referents": "object-scan",
+    "sys._current_frames": "frame-introspection",
+    "sys._current_exceptions": "frame-introspection",
+    "sys.settrace": "tracing",
+    "sys.setprofile": "tracing",
+    "sys.monitoring.register_callback": "tracing",
+    "code.__new__": "code-construction",
+    "function.__new__": "code-construction",
+    "sys.addaudithook": "audit-hook",
+})
+_HOOK_GLOBALS = {"__builtins__": builtins.__dict__}
+
+
+def _integrity_template(event, args):
+    """The integrity hook, added last, before any candidate code (Python code
+    cannot remove it). Everything it knows is in its constants. Refuses what
+    forging needs and solutions do not: scans of the object graph, other
+    threads' frames, tracing, code and function construction (except by the
+    standard library), further hooks,
+    ctypes (while the denylist denies it); a runner's frame reached through
+    `sys._getframe`, or its code; the code, defaults and keyword defaults of
+    the harness's own functions (the thread bound keeps its originals there).
+    Its own frame shows up in the traceback of every refusal, so it lives in
+    globals of its own and its constants can be read: none of them can be
+    changed, and the flag function's own constants are out of reach."""
+    if "$refused".__contains__(event):
+        if event == "code.__new__" or event == "function.__new__":
+            # The standard library builds some for itself (`types.coroutine`).
+            if "$getframe".__call__(1).f_code.co_filename.startswith("$trusted"):
+                return
+        "$flag".__call__("$refused".__getitem__(event))
+        raise "$PermissionError".__call__("denied: " + event)
+    if event == "object.__getattr__" or event == "object.__setattr__":
+        name = args[1]
+        if name == "f_code":
+            if "$is".__call__(args[0].f_globals, "$runner_globals"):
+                "$flag".__call__("frame-introspection")
+                raise "$PermissionError".__call__("denied: the code of a harness frame")
+        elif name == "__code__" or name == "__defaults__" or name == "__kwdefaults__":
+            owner = "$getattr".__call__(args[0], "__globals__", None)
+            if "$is".__call__(owner, "$harness_globals") or "$is".__call__(
+                owner, "$runner_globals"
+            ):
+                "$flag".__call__("harness-introspection")
+                raise "$PermissionError".__call__("denied: " + name + " of the harness")
+    elif event == "sys._getframe":
+        if args and "$is".__call__(args[0].f_globals, "$runner_globals"):
+            "$flag".__call__("frame-introspection")
+            raise "$PermissionError".__call__("denied: a harness frame")
+    elif event.startswith("ctypes.") and "$ctypes_denied".__len__():
+        "$flag".__call__("ctypes")
+        raise "$PermissionError".__call__("denied: " + event)
+
+
+# Signs of the "always equal" hack: every method `__eq__`, `__ne__` or
+# `__bool__` the candidate writes in a class statement is wrapped, and a call
+# made from the assertions or the test setup is counted; a runner flags an
+# assertion that passed while the count moved.
+_probe_count = [0]
+_WATCHED_METHODS = ("__eq__", "__ne__", "__bool__")
+_TEST_FILES = ("<assertion>", "<setup>")
+_FunctionType = _type(_fields_of)
+
+
+def _written_by_candidate(function):
+    filename = function.__code__.co_filename
+    return not (
+        filename.startswith(_trusted) or filename.startswith("<frozen") or filename in _TEST_FILES
+    )
+
+
+def _probe(method, _getframe=sys._getframe, _count=_probe_count):
+    def probe(*args, **kwargs):
+        try:
+            if _getframe(1).f_code.co_filename in _TEST_FILES:
+                _count[0] += 1
+        except _BaseException:
+            pass
+        return method(*args, **kwargs)
+
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(probe, attr, getattr(method, attr))
+        except _BaseException:
+            pass
+    probe.__wrapped__ = method
+    return probe
+
+
+def _watch_comparisons(build_class=builtins.__build_class__):
+    own_dict = _type.__dict__["__dict__"].__get__
+
+    def __build_class__(func, name, *bases, **kwargs):
+        cls = build_class(func, name, *bases, **kwargs)
+        try:
+            if _isinstance(cls, _type):
+                own = own_dict(cls)
+                for attr in _WATCHED_METHODS:
+                    method = own.get(attr)
+                    if _type(method) is _FunctionType and _written_by_candidate(method):
+                        _type.__setattr__(cls, attr, _probe(method))
+        except _BaseException:
+            pass
+        return cls
+
+    builtins.__build_class__ = __build_class__
+
+
+# An assertion that is an expression passes when its value is true. It runs as
+# `assert (<expression>), MARK`, so the truth test happens in the assertion's
+# own frame (where the probes look), and MARK tells a false expression from an
+# AssertionError raised inside it.
+_EXPRESSION_IS_FALSE = "execscope: expression is false"
+
+
+def _compiled_assertion(source):
+    """The code of one assertion; its source when it does not compile (so
+    that it fails when it runs, with the compiler's error)."""
+    try:
+        _compile(source, "<assertion>", "eval")
+    except _SyntaxError:
+        try:
+            return _compile(source, "<assertion>", "exec")
+        except _BaseException:
+            return source
+    except _BaseException:
+        return source
+    wrapped = "assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE)
+    try:
+        return _compile(wrapped, "<assertion>", "exec")
+    except _BaseException:
+        return source
+
+
+def _compiled(source, filename):
+    try:
+        return _compile(source, filename, "exec")
+    except _BaseException:
+        return source
+
+
+def _failed(name, exc):
+    """Notes why step `name` failed (a runner caught `exc`)."""
+    if _isinstance(exc, _SystemExit):
+        _flag("early-exit")
+    try:
+        if _isinstance(exc, AssertionError) and exc.args == (_EXPRESSION_IS_FALSE,):
+            why = "expression is false"
+        else:
+            why = _describe(exc, True)
+    except _BaseException:
+        why = "exception that cannot be described"
+    _note("detail", name + " " + why)
+
+
+_MISSING = object()
+
+
+def _finish(snapshot, watched, namespace):
+    """The last step: flushes the output, flags builtins the candidate rebound
+    and functions the harness relies on that it patched, and notes the time."""
+    _flush()
+    current = builtins.__dict__
+    try:
+        if namespace.get("__builtins__") is not current:
+            _flag("rebound-builtins")
+        for name in snapshot:
+            if current.get(name, _MISSING) is not snapshot[name]:
+                _flag("rebound-builtins")
+                break
+        for owner, attr, value in watched:
+            if getattr(owner, attr, _MISSING) is not value:
+                _flag("rebound-builtins")
+                break
+    except _BaseException:
+        pass
+    _note("end", _str(_mono()))
+
+
+def _start(fields, at_exit):
+    """Takes in one candidate's payload; returns the chain that runs it (see
+    above), with the guards and hooks installed. `at_exit`: the chain will run
+    from `atexit`. A candidate whose code does not compile is reported here."""
+    global _guard, _confined, _trusted, _machinery, _flag
+    # Layout: token, setup, code, denylist (one name a line), sys.path (one a
+    # line), flags (space-separated words), then one field per assertion.
+    token = fields[0]
+    words = fields[5].split()
+    _guard = "guard" in words
+    _confined = "confined" in words
+    installed = _installed == (fields[3], _guard)
+    _set_deny_list(fields[3], _guard)
+    sys.path[:] = [p for p in fields[4].split("\n") if p]
+    _trusted = tuple(
+        sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
+    )
+    _machinery = tuple(p + "importlib/" for p in _trusted)
+    sys.argv[:] = ["candidate"]
+
+    def record(text):
+        return (token + " " + text + "\n").encode()
+
+    write = partial(_write, ENVELOPE_FD)
+    _flag = _with_constants(
+        _flag_template, _RUNNER_GLOBALS, seen=set(), write=write, BaseException=_BaseException
+    )
+    write(record("start " + _str(_t_start)))
+    try:
+        code = _compile(fields[2], "<candidate>", "exec")
+    except _SyntaxError as exc:
+        _note("detail", "c " + _describe(exc))
+        write(record("c syntax") + record("end"))
+        _exit(0)
+    except _BaseException:
+        code = fields[2]
+    steps = [("c", code)]
+    if fields[1]:
+        steps.append(("s", _compiled(fields[1], "<setup>")))
+    for i, source in enumerate(fields[6:]):
+        steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
+    namespace = {"__builtins__": builtins.__dict__}
+    stopped = []
+    runners = []
+    records = []
+    for name, code in steps:
+        assertion = name.startswith("a")
+        runners.append(
+            _with_constants(
+                _runner_template,
+                _RUNNER_GLOBALS,
+                stopped=stopped,
+                probes=_probe_count if assertion else [0],
+                step=partial(_exec, code, namespace),
+                MemoryError=_MemoryError,
+                BaseException=_BaseException,
+                failed=_failed,
+                name=name,
+                after_failure=tuple if assertion else partial(stopped.append, 1),
+                flag=_flag,
+            )
+        )
+        records.append(tuple(record(name + " " + r) for r in ("ok", "fail", "memory", "skip")))
+    hook = _with_constants(
+        _integrity_template,
+        _HOOK_GLOBALS,
+        refused=_REFUSED,
+        flag=_flag,
+        PermissionError=PermissionError,
+        **{"is": is_},
+        runner_globals=_RUNNER_GLOBALS,
+        harness_globals=globals(),
+        getattr=getattr,
+        getframe=sys._getframe,
+        trusted=_trusted + ("<frozen",),
+        ctypes_denied=(1,) if _denied("_ctypes") else (),
+    )
+    call = methodcaller("__call__")
+    first = []
+    if at_exit and "threading" in sys.modules:
+        # Finalization would stop `threading` before the steps run; it gets
+        # a module without `_shutdown` until the first step puts it back.
+        first.append(partial(sys.modules.__setitem__, "threading", sys.modules["threading"]))
+        stand_in = _type(sys)("threading")
+        stand_in._shutdown = tuple
+        sys.modules["threading"] = stand_in
+    if not installed:
+        _install_denylist()
+        _install_guard()
+    _bound_threads()
+    _watch_comparisons()
+    # Candidates get an empty `__main__`.
+    sys.modules["__main__"] = _type(sys)("__main__")
+    snapshot = dict(builtins.__dict__)
+    watched = [(posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit")]
+    watched = [(owner, attr, getattr(owner, attr)) for owner, attr in watched]
+    last = [partial(_finish, snapshot, watched, namespace), partial(write, record("end")), partial(_exit, 0)]
+    sys.addaudithook(_audit)
+    sys.addaudithook(hook)
+    return chain(
+        map(call, first),
+        map(write, map(getitem, records, map(call, runners))),
+        map(call, last),
+    )
