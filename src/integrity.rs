@@ -9,7 +9,7 @@
 use crate::sandbox::{CandidateResult, Outcome};
 
 /// Every flag, with a one-line explanation (the README lists the same).
-pub const FLAGS: [(&str, &str); 11] = [
+pub const FLAGS: [(&str, &str); 12] = [
     (
         "frame-introspection",
         "reached the harness's frames (sys._getframe, tracebacks, f_back, signal-handler frames) or other threads' frames",
@@ -43,6 +43,10 @@ pub const FLAGS: [(&str, &str); 11] = [
     (
         "rebound-builtins",
         "rebound builtins or patched functions the harness relies on",
+    ),
+    (
+        "reentry",
+        "ran the harness's steps again from inside a step",
     ),
     (
         "forged-envelope",

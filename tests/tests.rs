@@ -14,6 +14,7 @@
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
+//! - `integrity`: every route to a forged verdict, each flag, strict integrity.
 //! - `gui`: the desktop app driven headless (egui_kittest).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
@@ -35,6 +36,7 @@ mod engine;
 mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
+mod integrity;
 mod machine;
 mod outcomes;
 mod readers;

@@ -57,6 +57,7 @@ pub fn run_both(program: &Program, limits: &Limits, timeout: Duration) -> Candid
             r.total,
             r.per_assertion.clone(),
             r.detail.clone(),
+            r.flags.clone(),
         )
     };
     assert_eq!(

@@ -115,22 +115,30 @@ _flag = None
 
 def _runner_template():
     """Runs one step; returns 0 (ok), 1 (fail), 2 (memory) or 3 (skip, after
-    a step that stops the run)."""
+    a step that stops the run). A step started while another one runs (the
+    candidate ran the chain again, through `atexit._run_exitfuncs`) is
+    flagged; the outer step's record then never comes, so it cannot pass."""
     if "$stopped".__len__():
         return 3
-    compared = "$probes".__getitem__(0)
+    if "$running".__len__():
+        "$flag".__call__("reentry")
+    "$running".append(1)
     try:
-        "$step".__call__()
-    except "$MemoryError":
-        "$stopped".append(1)
-        return 2
-    except "$BaseException" as exc:
-        "$failed".__call__("$name", exc)
-        "$after_failure".__call__()
-        return 1
-    if "$probes".__getitem__(0) != compared:
-        "$flag".__call__("always-equal")
-    return 0
+        compared = "$probes".__getitem__(0)
+        try:
+            "$step".__call__()
+        except "$MemoryError":
+            "$stopped".append(1)
+            return 2
+        except "$BaseException" as exc:
+            "$failed".__call__("$name", exc)
+            "$after_failure".__call__()
+            return 1
+        if "$probes".__getitem__(0) != compared:
+            "$flag".__call__("always-equal")
+        return 0
+    finally:
+        "$running".pop()
 
 
 # What the integrity hook refuses outright, with the flag each one raises
@@ -360,6 +368,7 @@ def _start(fields, at_exit):
         steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
     namespace = {"__builtins__": builtins.__dict__}
     stopped = []
+    running = []
     runners = []
     records = []
     for name, code in steps:
@@ -369,6 +378,7 @@ def _start(fields, at_exit):
                 _runner_template,
                 _RUNNER_GLOBALS,
                 stopped=stopped,
+                running=running,
                 probes=_probe_count if assertion else [0],
                 step=partial(_exec, code, namespace),
                 MemoryError=_MemoryError,

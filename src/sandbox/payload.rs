@@ -199,9 +199,13 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+fn is_token(word: &str) -> bool {
+    word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// Whether `output` (a candidate's stdout or stderr) contains a line that
-/// looks like the result channel: a note, or a record after a 32-digit hex
-/// token.
+/// looks like the result channel: a note, a 32-digit hex token, or a record
+/// after one.
 pub(super) fn mimics_envelope(output: &str) -> bool {
     output.lines().any(|line| {
         ["@detail ", "@flag ", "@end "]
