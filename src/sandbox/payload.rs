@@ -211,9 +211,7 @@ pub(super) fn mimics_envelope(output: &str) -> bool {
         ["@detail ", "@flag ", "@end "]
             .iter()
             .any(|p| line.starts_with(p))
-            || line.split_once(' ').is_some_and(|(word, _)| {
-                word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit())
-            })
+            || is_token(line.split_once(' ').map_or(line, |(word, _)| word))
     })
 }
 
