@@ -34,6 +34,10 @@ pub struct RunSettings {
     /// Refuse to start unless every confinement layer is in force.
     #[serde(default)]
     pub require_confinement: bool,
+    /// Strict integrity: a flagged pass counts as `error` (see
+    /// [`crate::integrity::apply_strict`]).
+    #[serde(default)]
+    pub strict_integrity: bool,
 }
 
 impl Default for RunSettings {
@@ -43,6 +47,7 @@ impl Default for RunSettings {
             workers: default_workers(),
             fast_start: false,
             require_confinement: false,
+            strict_integrity: false,
         }
     }
 }
@@ -215,7 +220,10 @@ impl Shared {
         }
     }
 
-    fn finished(&self, job: usize, result: CandidateResult, total: usize) {
+    fn finished(&self, job: usize, mut result: CandidateResult, total: usize) {
+        if self.settings.strict_integrity {
+            crate::integrity::apply_strict(&mut result);
+        }
         self.send(EngineEvent::Finished { job, result });
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
         self.send(EngineEvent::Progress { done, total });

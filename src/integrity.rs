@@ -81,36 +81,6 @@ pub fn apply_strict(result: &mut CandidateResult) {
     }
 }
 
-/// "3 candidates flagged: always-equal 2, frame-introspection 1", or `None`
-/// when nothing was flagged. Counts are per flag, most frequent first.
-pub fn summary_line<'a>(flag_lists: impl IntoIterator<Item = &'a [String]>) -> Option<String> {
-    let mut flagged = 0usize;
-    let mut counts: Vec<(&str, usize)> = Vec::new();
-    for flags in flag_lists {
-        if flags.is_empty() {
-            continue;
-        }
-        flagged += 1;
-        for flag in flags {
-            match counts.iter_mut().find(|(n, _)| n == flag) {
-                Some((_, c)) => *c += 1,
-                None => counts.push((flag, 1)),
-            }
-        }
-    }
-    if flagged == 0 {
-        return None;
-    }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
-    let noun = if flagged == 1 {
-        "candidate"
-    } else {
-        "candidates"
-    };
-    Some(format!("{flagged} {noun} flagged: {}", parts.join(", ")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,21 +102,5 @@ mod tests {
         failed.flags = vec!["tracing".into()];
         apply_strict(&mut failed);
         assert_eq!(failed.outcome, Outcome::AssertionFail);
-    }
-
-    #[test]
-    fn the_summary_line_counts_candidates_and_flags() {
-        let a = vec!["always-equal".to_string()];
-        let b = vec![
-            "always-equal".to_string(),
-            "frame-introspection".to_string(),
-        ];
-        let none: Vec<String> = Vec::new();
-        let line = summary_line([a.as_slice(), b.as_slice(), none.as_slice()]).unwrap();
-        assert_eq!(
-            line,
-            "2 candidates flagged: always-equal 2, frame-introspection 1"
-        );
-        assert_eq!(summary_line([none.as_slice()]), None);
     }
 }

@@ -62,9 +62,26 @@ pub struct Summary {
     pub mean_score: f64,
     /// pass@k for each requested k that is defined.
     pub pass_at_k: BTreeMap<usize, f64>,
+    /// Finished candidates with at least one flag.
+    pub flagged: usize,
+    /// Candidates carrying each flag.
+    pub flags: BTreeMap<String, usize>,
 }
 
 impl Summary {
+    /// "3 candidates flagged: always-equal 2, frame-introspection 1", or
+    /// `None` when no candidate was flagged.
+    pub fn flagged_line(&self) -> Option<String> {
+        if self.flagged == 0 {
+            return None;
+        }
+        let mut counts: Vec<(&String, &usize)> = self.flags.iter().collect();
+        counts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+        let noun = if self.flagged == 1 { "candidate" } else { "candidates" };
+        Some(format!("{} {noun} flagged: {}", self.flagged, parts.join(", ")))
+    }
+
     /// Share of finished candidates with `outcome`, in percent.
     pub fn share(&self, outcome: Outcome) -> f64 {
         let n = self.outcomes.get(&outcome).copied().unwrap_or(0);
@@ -189,11 +206,16 @@ impl Store {
     /// Data-set summary for the given ks.
     pub fn summary(&self, ks: &[usize]) -> Summary {
         let mut outcomes: BTreeMap<Outcome, usize> = Outcome::ALL.iter().map(|o| (*o, 0)).collect();
-        let (mut candidates, mut score) = (0usize, 0.0f64);
+        let (mut candidates, mut score, mut flagged) = (0usize, 0.0f64, 0usize);
+        let mut flags: BTreeMap<String, usize> = BTreeMap::new();
         for r in self.candidates.iter().filter_map(|c| c.result.as_ref()) {
             candidates += 1;
             score += r.score;
             *outcomes.entry(r.outcome).or_default() += 1;
+            flagged += usize::from(!r.flags.is_empty());
+            for flag in &r.flags {
+                *flags.entry(flag.clone()).or_default() += 1;
+            }
         }
         let counts = self.counts();
         Summary {
@@ -208,6 +230,8 @@ impl Store {
                 .iter()
                 .filter_map(|&k| passk::dataset_pass_at_k(&counts, k).map(|v| (k, v)))
                 .collect(),
+            flagged,
+            flags,
         }
     }
 

@@ -45,7 +45,14 @@ fn fixed_store() -> Store {
     Store {
         tasks: vec![task("t/1"), task("t,2")],
         candidates: vec![
-            cand(0, 0, result(Outcome::Pass, &[true, true], "")),
+            cand(
+                0,
+                0,
+                CandidateResult {
+                    flags: vec!["always-equal".into(), "tracing".into()],
+                    ..result(Outcome::Pass, &[true, true], "")
+                },
+            ),
             cand(
                 0,
                 1,
@@ -165,9 +172,17 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
         "code",
         "stdout",
         "stderr",
+        "flags",
     ] {
         assert!(c.get(key).is_some(), "candidate key {key}");
     }
+    assert_eq!(
+        json["candidates"][0]["flags"],
+        serde_json::json!(["always-equal", "tracing"])
+    );
+    assert_eq!(json["settings"]["strict_integrity"], false);
+    assert_eq!(json["summary"]["flagged"], 1);
+    assert_eq!(json["summary"]["flags"]["tracing"], 1);
     assert_eq!(c["outcome"], "assertion_fail");
     assert_eq!(json["tasks"][0]["pass_at_k"]["2"], 1.0);
     assert_eq!(

@@ -135,6 +135,10 @@ pub struct RunArgs {
     /// Refuse to run unless every confinement layer is in force here.
     #[arg(long)]
     pub require_confinement: bool,
+    /// Strict integrity: a candidate flagged for trying to game the grader
+    /// (see the README's list of flags) counts as error, not pass.
+    #[arg(long)]
+    pub strict_integrity: bool,
     /// Most bytes a candidate may keep in its directory, in MiB; 0 for none.
     #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_DISK_LIMIT >> 20)]
     pub disk_limit: u64,

@@ -76,6 +76,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map_or_else(engine::default_workers, usize::from),
         fast_start: args.fast_start,
         require_confinement: args.require_confinement,
+        strict_integrity: args.strict_integrity,
     };
     if let Some(s) = args.shard {
         eprintln!(

@@ -76,6 +76,10 @@ pub fn print(
             None => writeln!(out, "{:<16}{:>8}", format!("pass@{k}"), "n/a")?,
         }
     }
+    if let Some(line) = s.flagged_line() {
+        writeln!(out)?;
+        writeln!(out, "{line}")?;
+    }
     Ok(())
 }
 

@@ -96,6 +96,10 @@ impl App {
                 }
             });
             ui.end_row();
+            ui.label("Integrity");
+            ui.checkbox(&mut s.strict_integrity, "Strict integrity")
+                .on_hover_text("A candidate flagged for trying to game the grader (always-equal objects, reaching the harness's frames, scanning objects, tracing, exiting early...) counts as error, not pass. Off: the outcome stays as the official harness would give it and the flags inform.");
+            ui.end_row();
             ui.label("Start-up");
             ui.checkbox(&mut s.fast_start, "Fast start")
                 .on_hover_text("Each worker keeps one warm interpreter (harness and common modules loaded) and forks a fresh child per candidate: same limits, process group, denylist and result channel, several times faster. Off: a fresh interpreter per candidate.");

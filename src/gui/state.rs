@@ -51,6 +51,9 @@ pub struct Settings {
     pub require_confinement: bool,
     /// Fast start: a warm interpreter per worker forks each candidate.
     pub fast_start: bool,
+    /// Strict integrity: a flagged pass counts as error.
+    #[serde(default)]
+    pub strict_integrity: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +75,7 @@ impl Default for Settings {
             disk_mib: DEFAULT_DISK_LIMIT >> 20,
             require_confinement: false,
             fast_start: false,
+            strict_integrity: false,
         }
     }
 }
@@ -110,6 +114,7 @@ impl Settings {
             workers: self.workers.clamp(1, 512),
             fast_start: self.fast_start,
             require_confinement: self.require_confinement,
+            strict_integrity: self.strict_integrity,
         }
     }
 }

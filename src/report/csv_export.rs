@@ -1,4 +1,5 @@
-//! CSV exports (RFC 4180 through the `csv` crate): one row per candidate, one
+//! CSV exports (RFC 4180 through the `csv` crate): one row per candidate (its
+//! flags space-separated in the last column), one
 //! row per task with a pass@k column for each requested k, and one row per k
 //! for the data set (pass@k with its 95% interval).
 
@@ -8,7 +9,7 @@ use super::ExportError;
 use crate::store::Store;
 
 /// Column names of the per-candidate CSV.
-pub const CANDIDATE_COLUMNS: [&str; 9] = [
+pub const CANDIDATE_COLUMNS: [&str; 10] = [
     "task_id",
     "sample",
     "outcome",
@@ -18,6 +19,7 @@ pub const CANDIDATE_COLUMNS: [&str; 9] = [
     "duration_ms",
     "detail",
     "per_assertion",
+    "flags",
 ];
 
 fn to_bytes(
@@ -54,6 +56,7 @@ pub fn candidates_csv(store: &Store, path: &Path) -> Result<Vec<u8>, ExportError
                 r.duration_ms.to_string(),
                 r.detail.clone(),
                 marks,
+                r.flags.join(" "),
             ])?;
         }
         Ok(())

@@ -44,7 +44,8 @@ pub fn human_eval_results(store: &Store) -> Vec<u8> {
     out
 }
 
-/// A Markdown report: outcome counts, mean score and pass@k, then one row per task.
+/// A Markdown report: outcome counts, mean score and pass@k, the flags (if
+/// any candidate was flagged), then one row per task.
 pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
     let s = store.summary(ks);
     let mut md = format!("# {title}\n\n");
@@ -70,6 +71,13 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
             None => {
                 let _ = writeln!(md, "| pass@{k} | n/a (k > n) |");
             }
+        }
+    }
+    if let Some(line) = s.flagged_line() {
+        let _ = writeln!(md, "\n{line}.\n\n| flag | candidates | meaning |\n| --- | ---: | --- |");
+        for (flag, n) in &s.flags {
+            let meaning = crate::integrity::explain(flag).unwrap_or("");
+            let _ = writeln!(md, "| {flag} | {n} | {meaning} |");
         }
     }
     md.push_str("\n| task | n | c | mean score |");

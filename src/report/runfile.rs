@@ -97,6 +97,9 @@ pub struct SettingsRecord {
     /// written before it existed).
     #[serde(default)]
     pub confinement: Option<crate::sandbox::confine::Status>,
+    /// Strict integrity: a flagged pass counted as `error`.
+    #[serde(default)]
+    pub strict_integrity: bool,
 }
 
 /// The interpreter as saved.
@@ -215,6 +218,12 @@ pub struct SummaryRow {
     /// resampled 2000 times with a fixed seed).
     #[serde(default)]
     pub pass_at_k_ci: BTreeMap<usize, (f64, f64)>,
+    /// Candidates with at least one flag.
+    #[serde(default)]
+    pub flagged: usize,
+    /// Candidates carrying each flag.
+    #[serde(default)]
+    pub flags: BTreeMap<String, usize>,
 }
 
 /// What a run file needs beyond the store.
@@ -266,6 +275,7 @@ impl RunFile {
                 network: ctx.settings.limits.network,
                 disk_limit_bytes: ctx.settings.limits.disk_bytes,
                 confinement: Some(ctx.settings.limits.confinement()),
+                strict_integrity: ctx.settings.strict_integrity,
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),
@@ -287,6 +297,8 @@ impl RunFile {
                 complete: true,
                 planned: 0,
                 pass_at_k_ci: BTreeMap::new(),
+                flagged: 0,
+                flags: BTreeMap::new(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
@@ -324,6 +336,8 @@ impl RunFile {
             pass_at_k_ci: store.intervals(ks),
             complete: store.finished() == store.candidates.len(),
             planned: store.candidates.len(),
+            flagged: summary.flagged,
+            flags: summary.flags,
             ..self.summary
         };
         self
