@@ -1,6 +1,7 @@
 //! The embedded demo set: six small lesson-70 tasks (one of them not executable)
 //! with five free-form generations each, chosen so a run shows every outcome,
-//! including a denylist hit, an output overflow and a missing code block.
+//! including a denylist hit, an output overflow, a missing code block and an
+//! "always equal" object that passes but is flagged.
 
 use std::path::Path;
 

@@ -78,8 +78,16 @@ impl Summary {
         let mut counts: Vec<(&String, &usize)> = self.flags.iter().collect();
         counts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
-        let noun = if self.flagged == 1 { "candidate" } else { "candidates" };
-        Some(format!("{} {noun} flagged: {}", self.flagged, parts.join(", ")))
+        let noun = if self.flagged == 1 {
+            "candidate"
+        } else {
+            "candidates"
+        };
+        Some(format!(
+            "{} {noun} flagged: {}",
+            self.flagged,
+            parts.join(", ")
+        ))
     }
 
     /// Share of finished candidates with `outcome`, in percent.

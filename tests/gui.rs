@@ -516,7 +516,47 @@ fn settings_show_the_confinement_in_force_and_its_switches_reach_the_run() {
     assert!(!settings.limits.confine);
     // Off, the line says so, in the error colour.
     harness.get_by_label_contains("confinement: off");
+    harness.get_by_label("Strict integrity").click();
+    harness.run_steps(2);
+    assert!(
+        harness
+            .state()
+            .state
+            .settings
+            .run_settings()
+            .strict_integrity
+    );
+    assert!(harness.query_by_label("strict integrity").is_some());
     if required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
         harness.snapshot("settings_confinement_off");
     }
+}
+
+#[test]
+fn the_flagged_chip_and_the_detail_view_show_who_gamed_the_grader() {
+    let mut harness = finished_demo_run();
+    harness.get_by_label("⚑ flagged 1").click();
+    harness.run_steps(2);
+    let app = harness.state();
+    assert_eq!(app.grid.rows.len(), 1);
+    let index = app.grid.rows[0];
+    let c = &app.session.store.candidates[index];
+    let r = c.result.as_ref().unwrap();
+    assert_eq!(
+        (app.session.store.task_id(c), c.sample),
+        ("count_vowels", 4)
+    );
+    assert_eq!(
+        (r.outcome, r.flags.as_slice()),
+        (Outcome::Pass, ["always-equal".to_string()].as_slice())
+    );
+    // The grid's flags column, then the detail view with what the flag means.
+    harness.get_by_label("⚑ always-equal").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.selected, Some(index));
+    harness.get_by_label_contains("passed through its own __eq__");
+    // The chip again shows every row.
+    harness.get_by_label("⚑ flagged 1").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 25);
 }

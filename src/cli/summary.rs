@@ -117,6 +117,13 @@ pub fn compare(
             show(vb)
         )?;
     }
+    let (fa, fb) = cmp.flagged;
+    writeln!(
+        out,
+        "{:<16}{fa:>10}{fb:>10}{:>+10}",
+        "flagged",
+        fb as i64 - fa as i64
+    )?;
     writeln!(out)?;
     let counts = cmp.counts();
     for change in [

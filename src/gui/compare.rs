@@ -145,6 +145,13 @@ impl App {
                 for (k, (a, b)) in &cmp.pass_at_k {
                     figure_row(ui, &tokens, &format!("pass@{k}"), *a, *b);
                 }
+                let (fa, fb) = cmp.flagged;
+                ui.label("flagged")
+                    .on_hover_text("Candidates flagged for trying to game the grader");
+                ui.monospace(fa.to_string());
+                ui.monospace(fb.to_string());
+                ui.monospace(format!("{:+}", fb as i64 - fa as i64));
+                ui.end_row();
             });
         let counts = cmp.counts();
         let count = |c: Change| counts.get(&c).copied().unwrap_or(0);

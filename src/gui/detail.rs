@@ -1,4 +1,5 @@
-//! The detail view of the selected candidate: summary line, time split, and tabs
+//! The detail view of the selected candidate: summary line, time split, its
+//! flags with what each means, and tabs
 //! for the program (highlighted), the raw generation, each assertion with its
 //! mark, captured output and the exact harness payload. Everything is copyable.
 
@@ -6,7 +7,7 @@ use egui::RichText;
 use egui_extras::syntax_highlighting::{CodeTheme, code_view_ui};
 
 use super::app::{App, DetailTab};
-use super::theme::size;
+use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
 use crate::sandbox;
 
@@ -88,6 +89,9 @@ impl App {
                 }
             });
         });
+        if let Some(r) = &c.result {
+            flags_ui(ui, &r.flags);
+        }
     }
 
     fn code_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
@@ -203,4 +207,17 @@ fn copy_button(ui: &mut egui::Ui, label: &str, text: &str) {
 fn python_view(ui: &mut egui::Ui, code: &str) {
     let theme = CodeTheme::from_style(ui.style());
     code_view_ui(ui, &theme, code, "py");
+}
+
+/// Each flag of a candidate, with what it means.
+fn flags_ui(ui: &mut egui::Ui, flags: &[String]) {
+    let color = Tokens::of(ui).flag;
+    for flag in flags {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(format!("⚑ {flag}")).color(color).strong());
+            ui.label(
+                crate::integrity::explain(flag).unwrap_or("a flag this version does not know"),
+            );
+        });
+    }
 }

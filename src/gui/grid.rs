@@ -1,5 +1,6 @@
 //! The results grid: one row per candidate, every column sortable both ways,
-//! outcome filter chips, text search, virtual scrolling (`body.rows`).
+//! outcome filter chips and a flagged chip, text search, virtual scrolling
+//! (`body.rows`).
 
 use egui::{RichText, Sense};
 use egui_extras::{Column as TableColumn, TableBuilder};
@@ -63,12 +64,31 @@ impl App {
                 self.grid.shown = [true; 5];
                 self.grid.invalidate();
             }
+            let flagged = self
+                .session
+                .derived()
+                .summary
+                .as_ref()
+                .map_or(0, |s| s.flagged);
+            let text = RichText::new(format!("⚑ flagged {flagged}"));
+            let chip = if self.grid.flagged_only {
+                egui::Button::new(text.color(tokens.on_outcome)).fill(tokens.flag)
+            } else {
+                egui::Button::new(text)
+            };
+            if ui
+                .add(chip)
+                .on_hover_text("Show only candidates flagged for trying to game the grader")
+                .clicked()
+            {
+                self.grid.toggle_flagged();
+            }
             ui.separator();
             let label = ui.label("🔍");
             let search = ui
                 .add(
                     egui::TextEdit::singleline(&mut self.grid.search)
-                        .hint_text("search task or detail")
+                        .hint_text("search task, detail, flag")
                         .desired_width(220.0),
                 )
                 .labelled_by(label.id);
@@ -108,6 +128,7 @@ impl App {
             .column(TableColumn::auto().at_least(60.0))
             .column(TableColumn::auto().at_least(70.0))
             .column(TableColumn::auto().at_least(60.0))
+            .column(TableColumn::auto().at_least(120.0).clip(true))
             .column(TableColumn::remainder().at_least(120.0).clip(true))
             .header(row_height + 4.0, |mut header| {
                 for column in Column::ALL {
@@ -153,6 +174,14 @@ impl App {
                                 ui.label(r.duration_ms.to_string());
                             });
                             row.col(|ui| {
+                                if !r.flags.is_empty() {
+                                    ui.label(
+                                        RichText::new(format!("⚑ {}", r.flags.join(", ")))
+                                            .color(tokens.flag),
+                                    );
+                                }
+                            });
+                            row.col(|ui| {
                                 ui.label(&r.detail);
                             });
                         }
@@ -164,7 +193,7 @@ impl App {
                             row.col(|ui| {
                                 ui.label(RichText::new(state).color(tokens.weak).italics());
                             });
-                            for _ in 0..4 {
+                            for _ in 0..5 {
                                 row.col(|_| {});
                             }
                         }

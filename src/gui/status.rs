@@ -71,6 +71,10 @@ impl App {
                         ui.error_label("not fully confined")
                     }
                     .on_hover_text(confinement.describe());
+                    if self.state.settings.strict_integrity {
+                        ui.weak_label("strict integrity")
+                            .on_hover_text("A flagged pass counts as error");
+                    }
                     match &self.session.python {
                         Ok(py) => {
                             ui.weak_label(format!("python {}", py.version))

@@ -25,6 +25,8 @@ pub struct Tokens {
     pub overlay: Color32,
     /// Text on the veil.
     pub overlay_text: Color32,
+    /// Flags (signs of gaming the grader).
+    pub flag: Color32,
 }
 
 const DARK: Tokens = Tokens {
@@ -43,6 +45,7 @@ const DARK: Tokens = Tokens {
     mean: Color32::from_rgb(255, 202, 40),
     overlay: Color32::from_black_alpha(180),
     overlay_text: Color32::WHITE,
+    flag: Color32::from_rgb(255, 112, 67),
 };
 
 const LIGHT: Tokens = Tokens {
@@ -61,6 +64,7 @@ const LIGHT: Tokens = Tokens {
     mean: Color32::from_rgb(230, 120, 0),
     overlay: Color32::from_rgba_premultiplied(200, 200, 200, 200),
     overlay_text: Color32::BLACK,
+    flag: Color32::from_rgb(191, 54, 12),
 };
 
 impl Tokens {

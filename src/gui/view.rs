@@ -1,5 +1,5 @@
-//! The results grid's view model: sort column and direction, outcome filter, text
-//! search, selection, and the cached list of visible rows (rebuilt only when the
+//! The results grid's view model: sort column and direction, outcome and
+//! flagged filters, text search, selection, and the cached list of visible rows (rebuilt only when the
 //! store or the view changes, so a 100,000-row grid costs nothing per frame).
 
 use std::cmp::Ordering;
@@ -24,19 +24,22 @@ pub enum Column {
     Passed,
     /// Duration.
     Duration,
+    /// Flags (signs of gaming the grader).
+    Flags,
     /// Detail text.
     Detail,
 }
 
 impl Column {
     /// All columns in display order.
-    pub const ALL: [Column; 7] = [
+    pub const ALL: [Column; 8] = [
         Column::Task,
         Column::Sample,
         Column::Outcome,
         Column::Score,
         Column::Passed,
         Column::Duration,
+        Column::Flags,
         Column::Detail,
     ];
 
@@ -49,6 +52,7 @@ impl Column {
             Column::Score => "score",
             Column::Passed => "passed",
             Column::Duration => "ms",
+            Column::Flags => "flags",
             Column::Detail => "detail",
         }
     }
@@ -66,7 +70,9 @@ pub struct GridView {
     pub ascending: bool,
     /// Outcomes shown; all true shows everything, including unfinished rows.
     pub shown: [bool; 5],
-    /// Case-insensitive text searched in task id and detail.
+    /// Only candidates with at least one flag.
+    pub flagged_only: bool,
+    /// Case-insensitive text searched in task id, detail and flags.
     pub search: String,
     /// Selected candidate (index into the store).
     pub selected: Option<usize>,
@@ -83,6 +89,7 @@ impl Default for GridView {
             sort: Column::Task,
             ascending: true,
             shown: [true; 5],
+            flagged_only: false,
             search: String::new(),
             selected: None,
             rows: Vec::new(),
@@ -124,6 +131,12 @@ impl GridView {
         self.dirty = true;
     }
 
+    /// Shows only flagged candidates, or everything again.
+    pub fn toggle_flagged(&mut self) {
+        self.flagged_only = !self.flagged_only;
+        self.dirty = true;
+    }
+
     /// Whether every outcome is shown.
     pub fn shows_all(&self) -> bool {
         self.shown.iter().all(|s| *s)
@@ -151,15 +164,19 @@ impl GridView {
             .filter(|&i| {
                 let c = &store.candidates[i];
                 let shown = match &c.result {
-                    Some(r) => self.shown[outcome_index(r.outcome)],
-                    None => all,
+                    Some(r) => {
+                        self.shown[outcome_index(r.outcome)]
+                            && (!self.flagged_only || !r.flags.is_empty())
+                    }
+                    None => all && !self.flagged_only,
                 };
                 shown
                     && (needle.is_empty()
                         || store.task_id(c).to_lowercase().contains(&needle)
-                        || c.result
-                            .as_ref()
-                            .is_some_and(|r| r.detail.to_lowercase().contains(&needle)))
+                        || c.result.as_ref().is_some_and(|r| {
+                            r.detail.to_lowercase().contains(&needle)
+                                || r.flags.iter().any(|f| f.contains(&needle))
+                        }))
             })
             .collect();
         let key = |i: &usize, j: &usize| compare(store, progress, self.sort, *i, *j);
@@ -196,6 +213,7 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
             .map(|r| (r.passed, r.total))
             .cmp(&rb.map(|r| (r.passed, r.total))),
         Column::Duration => ra.map(|r| r.duration_ms).cmp(&rb.map(|r| r.duration_ms)),
+        Column::Flags => ra.map(|r| &r.flags).cmp(&rb.map(|r| &r.flags)),
         Column::Detail => ra
             .map(|r| r.detail.as_str())
             .cmp(&rb.map(|r| r.detail.as_str())),

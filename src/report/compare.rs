@@ -59,12 +59,14 @@ pub struct Comparison {
     pub pass_at_k: BTreeMap<usize, (Option<f64>, Option<f64>)>,
     /// Mean scores of A and B.
     pub mean_score: (f64, f64),
+    /// Candidates flagged in A and in B.
+    pub flagged: (usize, usize),
 }
 
 const SCORE_EPS: f64 = 1e-9;
 
 /// What a comparison needs of a run: per task (id, n, c, mean score) in task
-/// order, the data set's pass@k and mean score. Made from a run file, or from
+/// order, the data set's pass@k and mean score, the flagged candidates. Made from a run file, or from
 /// live results.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Figures<'a> {
@@ -74,6 +76,8 @@ pub struct Figures<'a> {
     pub pass_at_k: &'a BTreeMap<usize, f64>,
     /// Mean score over candidates.
     pub mean_score: f64,
+    /// Candidates with at least one flag.
+    pub flagged: usize,
 }
 
 impl<'a> Figures<'a> {
@@ -87,6 +91,7 @@ impl<'a> Figures<'a> {
                 .collect(),
             pass_at_k: &run.summary.pass_at_k,
             mean_score: run.summary.mean_score,
+            flagged: run.summary.flagged,
         }
     }
 
@@ -99,6 +104,7 @@ impl<'a> Figures<'a> {
                 .collect(),
             pass_at_k: &summary.pass_at_k,
             mean_score: summary.mean_score,
+            flagged: summary.flagged,
         }
     }
 }
@@ -158,6 +164,7 @@ impl Comparison {
             tasks,
             pass_at_k,
             mean_score: (a.mean_score, b.mean_score),
+            flagged: (a.flagged, b.flagged),
         }
     }
 

@@ -74,7 +74,10 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
         }
     }
     if let Some(line) = s.flagged_line() {
-        let _ = writeln!(md, "\n{line}.\n\n| flag | candidates | meaning |\n| --- | ---: | --- |");
+        let _ = writeln!(
+            md,
+            "\n{line}.\n\n| flag | candidates | meaning |\n| --- | ---: | --- |"
+        );
         for (flag, n) in &s.flags {
             let meaning = crate::integrity::explain(flag).unwrap_or("");
             let _ = writeln!(md, "| {flag} | {n} | {meaning} |");
