@@ -50,6 +50,18 @@ fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration, fast_start: bool) -
         plan.jobs.len() as f64 / done.elapsed.as_secs_f64(),
         if fast_start { ", fast start" } else { "" }
     );
+    // No sign of gaming the grader in real solutions and generations.
+    let flagged: Vec<String> = done
+        .store
+        .candidates
+        .iter()
+        .filter_map(|c| {
+            let r = c.result.as_ref()?;
+            (!r.flags.is_empty())
+                .then(|| format!("{} #{}: {:?}", done.store.task_id(c), c.sample, r.flags))
+        })
+        .collect();
+    assert!(flagged.is_empty(), "flagged: {flagged:#?}");
     done.store
 }
 
