@@ -287,10 +287,10 @@ def _compiled(source, filename):
         return source
 
 
-def _failed(name, exc):
+def _failed(flag, name, exc):
     """Notes why step `name` failed (a runner caught `exc`)."""
     if _isinstance(exc, _SystemExit):
-        _flag("early-exit")
+        flag("early-exit")
     try:
         if _isinstance(exc, AssertionError) and exc.args == (_EXPRESSION_IS_FALSE,):
             why = "expression is false"
@@ -304,21 +304,22 @@ def _failed(name, exc):
 _MISSING = object()
 
 
-def _finish(snapshot, watched, namespace):
+def _finish(flag, current, snapshot, watched, namespace):
     """The last step: flushes the output, flags builtins the candidate rebound
-    and functions the harness relies on that it patched, and notes the time."""
+    (`current` is the builtins' dict, `snapshot` a copy from before candidate
+    code) and functions the harness relies on that it patched, and notes the
+    time. What it compares with comes in its arguments, out of reach."""
     _flush()
-    current = builtins.__dict__
     try:
         if namespace.get("__builtins__") is not current:
-            _flag("rebound-builtins")
+            flag("rebound-builtins")
         for name in snapshot:
             if current.get(name, _MISSING) is not snapshot[name]:
-                _flag("rebound-builtins")
+                flag("rebound-builtins")
                 break
         for owner, attr, value in watched:
             if getattr(owner, attr, _MISSING) is not value:
-                _flag("rebound-builtins")
+                flag("rebound-builtins")
                 break
     except _BaseException:
         pass
@@ -383,7 +384,7 @@ def _start(fields, at_exit):
                 step=partial(_exec, code, namespace),
                 MemoryError=_MemoryError,
                 BaseException=_BaseException,
-                failed=_failed,
+                failed=partial(_failed, _flag),
                 name=name,
                 after_failure=tuple if assertion else partial(stopped.append, 1),
                 flag=_flag,
@@ -423,7 +424,11 @@ def _start(fields, at_exit):
     snapshot = dict(builtins.__dict__)
     watched = [(posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit")]
     watched = [(owner, attr, getattr(owner, attr)) for owner, attr in watched]
-    last = [partial(_finish, snapshot, watched, namespace), partial(write, record("end")), partial(_exit, 0)]
+    last = [
+        partial(_finish, _flag, builtins.__dict__, snapshot, watched, namespace),
+        partial(write, record("end")),
+        partial(_exit, 0),
+    ]
     sys.addaudithook(_audit)
     sys.addaudithook(hook)
     return chain(

@@ -63,9 +63,9 @@ impl Interpreter {
             return Err(unusable("it does not report sys.executable".into()));
         }
         let major_minor: Vec<u32> = version.split('.').filter_map(|p| p.parse().ok()).collect();
-        if major_minor.len() < 2 || major_minor[0] != 3 || major_minor[1] < 7 {
+        if major_minor.len() < 2 || major_minor[0] != 3 || major_minor[1] < 8 {
             return Err(unusable(format!(
-                "Python 3.7 or newer is needed, found {version:?}"
+                "Python 3.8 or newer is needed (audit hooks), found {version:?}"
             )));
         }
         let sys_path = lines.filter(|p| !p.is_empty()).map(str::to_owned).collect();
