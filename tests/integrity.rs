@@ -34,23 +34,30 @@ def forge(g):
         list(start(fields, False))
 ";
 
+/// Runs `code` against `assertions` in both modes with default limits.
+fn both(code: &str, assertions: &[&str]) -> [CandidateResult; 2] {
+    MODES.map(|fast| {
+        run_mode(
+            fast,
+            &program(code, assertions),
+            &Limits::default(),
+            Duration::from_secs(10),
+        )
+    })
+}
+
 /// Runs `code` (which defines `add`) against [`ASSERTIONS`] in both modes
 /// with default limits; checks it did not pass and carries `flag`.
 fn refused(code: &str, flag: &str) -> [CandidateResult; 2] {
-    MODES.map(|fast| {
-        let r = run_mode(
-            fast,
-            &program(&format!("{FORGE}\n{code}"), &ASSERTIONS),
-            &Limits::default(),
-            Duration::from_secs(10),
-        );
+    let results = both(&format!("{FORGE}\n{code}"), &ASSERTIONS);
+    for (fast, r) in MODES.into_iter().zip(&results) {
         assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
         assert!(
             r.flags.iter().any(|f| f == flag),
             "fast start {fast}: expected flag {flag}: {r:?}"
         );
-        r
-    })
+    }
+    results
 }
 
 #[test]
@@ -252,19 +259,6 @@ fn re_entering_the_harness_through_atexit_forges_nothing() {
         "import atexit\ndef add(a, b):\n    atexit._run_exitfuncs()\n    return 0\n",
         "reentry",
     );
-}
-
-/// Runs `code` against `assertions` in both modes, with strict integrity
-/// applied as the engine applies it when `strict`.
-fn both(code: &str, assertions: &[&str]) -> [CandidateResult; 2] {
-    MODES.map(|fast| {
-        run_mode(
-            fast,
-            &program(code, assertions),
-            &Limits::default(),
-            Duration::from_secs(10),
-        )
-    })
 }
 
 #[test]
