@@ -30,9 +30,13 @@ fn run_without_files_runs_the_embedded_demo_and_says_so() {
         .stdout(predicate::str::contains(
             "pass@1            0.4400   95% CI [",
         ))
-        .stdout(predicate::str::is_match(r"timeout\s+1\s").unwrap());
+        .stdout(predicate::str::is_match(r"timeout\s+1\s").unwrap())
+        .stdout(predicate::str::contains(
+            "1 candidate flagged: always-equal 1",
+        ));
     let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     assert_eq!(run["summary"]["candidates"], 25);
+    assert_eq!(run["summary"]["flags"]["always-equal"], 1);
     assert_eq!(run["skipped_tasks"][0]["task_id"], "capital_mcq");
     assert_eq!(std::fs::read_to_string(&csv).unwrap().lines().count(), 26);
     assert!(
@@ -40,6 +44,30 @@ fn run_without_files_runs_the_embedded_demo_and_says_so() {
             .unwrap()
             .starts_with("task_id,n,c,mean_score,pass@1,pass@5\n")
     );
+}
+
+#[test]
+fn strict_integrity_turns_the_demos_flagged_pass_into_an_error() {
+    let dir = tempdir();
+    let json = dir.path().join("run.json");
+    execscope()
+        .args(["run", "-q", "--strict-integrity", "--json"])
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::is_match(r"pass\s+10\s").unwrap())
+        .stdout(predicate::str::is_match(r"error\s+5\s").unwrap());
+    let run: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(run["settings"]["strict_integrity"], true);
+    let flagged: Vec<&serde_json::Value> = run["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["flags"].as_array().is_some_and(|f| !f.is_empty()))
+        .collect();
+    assert_eq!(flagged.len(), 1);
+    assert_eq!(flagged[0]["outcome"], "error");
+    assert_eq!(flagged[0]["detail"], "integrity: always-equal");
 }
 
 #[test]
