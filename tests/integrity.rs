@@ -229,6 +229,17 @@ fn writing_to_the_result_channel_is_a_forgery() {
 }
 
 #[test]
+fn reading_the_records_through_a_pipe_of_its_own_on_descriptor_3_forges_nothing() {
+    // The candidate keeps the real channel, puts its own pipe on descriptor 3,
+    // reads what the harness writes there (the token with it), forwards the
+    // genuine records and adds the `ok`s it wants.
+    refused(
+        "import os\nsaved = os.dup(3)\nr, w = os.pipe()\nos.dup2(w, 3)\nos.set_blocking(r, False)\ndef add(a, b):\n    data = os.read(r, 65536).decode()\n    os.write(saved, data.encode())\n    token = data.split()[0]\n    for line in ('c ok', 'a1 ok', 'a2 ok', 'end'):\n        os.write(saved, (token + ' ' + line + '\\n').encode())\n    for line in data.splitlines():\n        words = line.split()\n        if len(words) == 4 and words[2] == 'ok':\n            for step in ('a1', 'a2'):\n                os.write(saved, ' '.join([words[0], step, 'ok', words[3]]).encode() + b'\\n')\n    os._exit(0)\n",
+        "forged-envelope",
+    );
+}
+
+#[test]
 fn output_that_mimics_the_result_channel_is_flagged() {
     refused(
         "print('0123456789abcdef0123456789abcdef a1 ok')\ndef add(a, b):\n    return 0\n",

@@ -10,15 +10,18 @@
 #
 #   <token> start <ns>      the harness is ready (its monotonic clock)
 #   <token> <step> <result> one per step: `c` the code, `s` the setup, `aN`
-#                           assertion N; ok, fail, memory or skip
+#                           assertion N; `ok <secret>`, fail, memory or skip
 #   <token> c syntax        the code does not compile (nothing ran)
 #   <token> end             every step has run
 #   @<kind> <len>\n<text>   notes: a failure's detail, a flag, the end time
 #
-# Only the records starting with this candidate's random token count; they
-# are made before candidate code runs and written by C code alone, so no
-# Python code can forge one (verdict.py says how). Notes are untrusted: a
-# candidate can write them too, so they carry only text and flags.
+# Only the records starting with this candidate's random token count, and an
+# `ok` only with its step's own secret; they are made before candidate code
+# runs and written by C code alone, so no Python code can forge one
+# (verdict.py says how). A candidate that puts its own pipe on descriptor 3
+# reads the records written after that, token included, but a step's secret
+# only once that step has passed. Notes are untrusted: a candidate can write
+# them too, so they carry only text and flags.
 #
 # Started with the argument `serve`, it is a fork server (the fast-start mode,
 # server.py) whose children take exactly the path above.

@@ -332,8 +332,10 @@ def _start(fields, at_exit):
     from `atexit`. A candidate whose code does not compile is reported here."""
     global _guard, _confined, _trusted, _machinery, _flag
     # Layout: token, setup, code, denylist (one name a line), sys.path (one a
-    # line), flags (space-separated words), then one field per assertion.
+    # line), flags (space-separated words), each step's `ok` secret (space-
+    # separated, in step order), then one field per assertion.
     token = fields[0]
+    oks = fields[6].split()
     words = fields[5].split()
     _guard = "guard" in words
     _confined = "confined" in words
@@ -365,14 +367,14 @@ def _start(fields, at_exit):
     steps = [("c", code)]
     if fields[1]:
         steps.append(("s", _compiled(fields[1], "<setup>")))
-    for i, source in enumerate(fields[6:]):
+    for i, source in enumerate(fields[7:]):
         steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
     namespace = {"__builtins__": builtins.__dict__}
     stopped = []
     running = []
     runners = []
     records = []
-    for name, code in steps:
+    for (name, code), ok in zip(steps, oks):
         assertion = name.startswith("a")
         runners.append(
             _with_constants(
@@ -390,7 +392,8 @@ def _start(fields, at_exit):
                 flag=_flag,
             )
         )
-        records.append(tuple(record(name + " " + r) for r in ("ok", "fail", "memory", "skip")))
+        results = ("ok " + ok, "fail", "memory", "skip")
+        records.append(tuple(record(name + " " + r) for r in results))
     hook = _with_constants(
         _integrity_template,
         _HOOK_GLOBALS,

@@ -211,7 +211,7 @@ impl ForkServer {
         for fd in [&self.stdout, &self.stderr, &self.envelope] {
             supervise::discard(fd.as_raw_fd());
         }
-        let token = payload::token();
+        let keys = payload::Keys::new(job.program);
         // The candidate works in the server's directory, the only one its
         // confinement lets it write, emptied after each candidate.
         let dir = self.home.path();
@@ -221,7 +221,7 @@ impl ForkServer {
             .collect();
         let dir_text = dir.to_string_lossy().into_owned();
         let mut frame = payload::fields(&[&rlimits, &dir_text]);
-        frame.extend_from_slice(&payload::encode(&token, job.program, limits, python));
+        frame.extend_from_slice(&payload::encode(&keys, job.program, limits, python));
         let mut command = format!("run {}\n", frame.len()).into_bytes();
         command.extend_from_slice(&frame);
 
@@ -264,7 +264,7 @@ impl ForkServer {
             reaped: t_reaped,
             duration_ms,
         };
-        let result = verdict::interpret(&observed, &token, job, limits, &times);
+        let result = verdict::interpret(&observed, &keys, job, limits, &times);
         Ok((result, usable))
     }
 }

@@ -29,13 +29,14 @@ pub use limits::network_isolation;
 pub use process::run_candidate;
 
 /// The exact payload the harness receives on stdin for `program`, shown to users
-/// (the per-candidate token is replaced by `<token>`).
+/// (the per-candidate token and secrets are replaced by `<secret>`).
 pub fn describe_payload(
     program: &crate::plan::Program,
     limits: &Limits,
     python: &Interpreter,
 ) -> String {
-    String::from_utf8_lossy(&payload::encode("<token>", program, limits, python)).into_owned()
+    let keys = payload::Keys::with(program, || "<secret>".to_owned());
+    String::from_utf8_lossy(&payload::encode(&keys, program, limits, python)).into_owned()
 }
 
 /// The harness program, embedded at build time.

@@ -23,22 +23,64 @@ pub(super) fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
     out
 }
 
-/// Encodes the payload: token, setup, code, denylist, sys.path, flags, then
-/// assertions, each framed by [`push_field`].
+/// One candidate's secrets: the token its harness's records carry, and for
+/// each step (`c` the code, `s` the setup, `a1`... the assertions) the secret
+/// only that step's `ok` record carries. A candidate that reads the records
+/// (it can put its own pipe on descriptor 3) learns the token and the secrets
+/// of the steps that already passed, never those of the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Keys {
+    pub token: String,
+    /// (step name, secret), in the order the steps run.
+    pub ok: Vec<(String, String)>,
+}
+
+impl Keys {
+    /// Fresh keys for `program`'s steps.
+    pub fn new(program: &Program) -> Keys {
+        Keys::with(program, token)
+    }
+
+    /// Keys made by `secret` (placeholders for display).
+    pub fn with(program: &Program, mut secret: impl FnMut() -> String) -> Keys {
+        let mut steps = vec!["c".to_owned()];
+        if !program.setup.is_empty() {
+            steps.push("s".to_owned());
+        }
+        steps.extend((1..=program.assertions.len()).map(|i| format!("a{i}")));
+        Keys {
+            token: secret(),
+            ok: steps.into_iter().map(|name| (name, secret())).collect(),
+        }
+    }
+
+    fn ok_secret(&self, step: &str) -> Option<&str> {
+        self.ok
+            .iter()
+            .find(|(n, _)| n == step)
+            .map(|(_, s)| s.as_str())
+    }
+}
+
+/// Encodes the payload: token, setup, code, denylist, sys.path, flags, the
+/// steps' `ok` secrets (space-separated, in step order), then assertions,
+/// each framed by [`push_field`].
 pub(super) fn encode(
-    token: &str,
+    keys: &Keys,
     program: &Program,
     limits: &Limits,
     python: &Interpreter,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(program.code.len() + program.setup.len() + 1024);
+    let oks: Vec<&str> = keys.ok.iter().map(|(_, s)| s.as_str()).collect();
     for field in [
-        token,
+        &keys.token,
         &program.setup,
         &program.code,
         &limits.denylist.join("\n"),
         &python.sys_path.join("\n"),
         &flags(limits),
+        &oks.join(" "),
     ] {
         push_field(&mut out, field.as_bytes());
     }
@@ -111,17 +153,17 @@ impl Report {
     }
 }
 
-/// Reads what arrived on descriptor 3 for the candidate with `token`.
-pub(super) fn parse(data: &[u8], token: &str) -> Report {
+/// Reads what arrived on descriptor 3 for the candidate with `keys`.
+pub(super) fn parse(data: &[u8], keys: &Keys) -> Report {
     let mut report = Report::default();
-    let marker = format!("{token} ");
+    let marker = format!("{} ", keys.token);
     let mut rest = Vec::new();
     let mut pos = 0;
     while let Some(i) = find(&data[pos..], marker.as_bytes()) {
         rest.extend_from_slice(&data[pos..pos + i]);
         let start = pos + i + marker.len();
         let end = find(&data[start..], b"\n").map_or(data.len(), |e| start + e);
-        record(&mut report, &data[start..end]);
+        record(&mut report, keys, &data[start..end]);
         pos = (end + 1).min(data.len());
     }
     rest.extend_from_slice(&data[pos..]);
@@ -129,26 +171,23 @@ pub(super) fn parse(data: &[u8], token: &str) -> Report {
     report
 }
 
-fn record(report: &mut Report, line: &[u8]) {
+fn record(report: &mut Report, keys: &Keys, line: &[u8]) {
     let line = String::from_utf8_lossy(line);
     let words: Vec<&str> = line.split(' ').collect();
-    match words.as_slice() {
-        ["start", ns] => report.start_ns = ns.parse().ok(),
-        ["end"] => report.ended = true,
-        ["c", "syntax"] => report.syntax = true,
-        [name, result] => {
-            let step = match *result {
-                "ok" => Step::Ok,
-                "fail" => Step::Fail,
-                "memory" => Step::Memory,
-                "skip" => Step::Skip,
-                _ => return,
-            };
-            if report.step(name).is_none() {
-                report.steps.push(((*name).to_owned(), step));
-            }
-        }
-        _ => {}
+    let step = match words.as_slice() {
+        ["start", ns] => return report.start_ns = ns.parse().ok(),
+        ["end"] => return report.ended = true,
+        ["c", "syntax"] => return report.syntax = true,
+        [name, "ok", secret] if keys.ok_secret(name) == Some(*secret) => (*name, Step::Ok),
+        [name, "fail"] => (*name, Step::Fail),
+        [name, "memory"] => (*name, Step::Memory),
+        [name, "skip"] => (*name, Step::Skip),
+        // An `ok` without its step's secret, or anything else, was not
+        // written by the harness.
+        _ => return report.forged = true,
+    };
+    if report.step(step.0).is_none() {
+        report.steps.push((step.0.to_owned(), step.1));
     }
 }
 
@@ -230,10 +269,17 @@ pub(super) fn token() -> String {
 mod tests {
     use super::*;
 
+    fn keys() -> Keys {
+        Keys {
+            token: "abc".into(),
+            ok: vec![("c".into(), "k1".into()), ("a1".into(), "k2".into())],
+        }
+    }
+
     #[test]
     fn records_count_only_with_the_token_and_notes_are_read_around_them() {
-        let data = b"abc start 5\nabc c ok\n@detail 8\na1 falsexyz a1 ok\nabc a1 fail\n@flag 12\nalways-equal@end 2\n99abc end\n";
-        let r = parse(data, "abc");
+        let data = b"abc start 5\nabc c ok k1\n@detail 8\na1 falsexyz a1 ok k2\nabc a1 fail\n@flag 12\nalways-equal@end 2\n99abc end\n";
+        let r = parse(data, &keys());
         assert_eq!(r.start_ns, Some(5));
         assert_eq!(
             r.steps,
@@ -249,10 +295,22 @@ mod tests {
 
     #[test]
     fn a_clean_report_is_not_forged_and_an_unknown_flag_is_a_forgery() {
-        let r = parse(b"t start 1\n@flag 7\ntracingt end\n", "t");
+        let r = parse(b"abc start 1\n@flag 7\ntracingabc end\n", &keys());
         assert!(!r.forged && r.ended && r.flags == ["tracing"]);
-        let r = parse(b"t start 1\n@flag 4\nnopet end\n", "t");
+        let r = parse(b"abc start 1\n@flag 4\nnopeabc end\n", &keys());
         assert!(r.forged && r.ended && r.flags.is_empty());
+    }
+
+    #[test]
+    fn an_ok_record_counts_only_with_its_own_steps_secret() {
+        // The token is known to a candidate that read the records; a step's
+        // secret is not, until that step has passed.
+        for forged in [&b"abc a1 ok\n"[..], b"abc a1 ok k1\n", b"abc a1 ok k3\n"] {
+            let r = parse(forged, &keys());
+            assert_eq!(r.step("a1"), None);
+            assert!(r.forged);
+        }
+        assert_eq!(parse(b"abc a1 ok k2\n", &keys()).step("a1"), Some(Step::Ok));
     }
 
     #[test]

@@ -92,8 +92,8 @@ pub(super) fn run_fresh(
     if let Some(early) = before_running(job)? {
         return Ok(early);
     }
-    let token = payload::token();
-    let input = child_input(python, payload::encode(&token, program, limits, python));
+    let keys = payload::Keys::new(program);
+    let input = child_input(python, payload::encode(&keys, program, limits, python));
     let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
 
     let t_begin = monotonic_ns();
@@ -143,7 +143,7 @@ pub(super) fn run_fresh(
         reaped: t_reaped,
         duration_ms,
     };
-    Ok(verdict::interpret(&observed, &token, job, limits, &times))
+    Ok(verdict::interpret(&observed, &keys, job, limits, &times))
 }
 
 /// The confinement a candidate (or, with `fork`, a fork server) of `python`

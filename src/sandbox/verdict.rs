@@ -21,13 +21,13 @@ pub(super) struct Times {
 /// Maps what the poll loop observed to a result.
 pub(super) fn interpret(
     observed: &Observed,
-    token: &str,
+    keys: &payload::Keys,
     job: &Job<'_>,
     limits: &Limits,
     times: &Times,
 ) -> CandidateResult {
     let total = job.program.assertions.len();
-    let report = payload::parse(&observed.envelope, token);
+    let report = payload::parse(&observed.envelope, keys);
     let mut result = CandidateResult {
         outcome: Outcome::Error,
         score: 0.0,
