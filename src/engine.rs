@@ -303,6 +303,12 @@ pub fn start(
             return Err(SandboxError::ConfinementMissing(missing.join(", ")));
         }
     }
+    if settings.strict_integrity {
+        let missing = crate::integrity::missing(&settings.limits);
+        if !missing.is_empty() {
+            return Err(SandboxError::IntegrityMissing(missing.join("; ")));
+        }
+    }
     let cancel = Arc::new(CancelToken::new()?);
     let workers = settings.workers.max(1);
     let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));

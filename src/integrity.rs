@@ -6,7 +6,7 @@
 //! the host adds the signs it sees itself. Flags never change an outcome
 //! unless the user asks for strict integrity.
 
-use crate::sandbox::{CandidateResult, Outcome};
+use crate::sandbox::{CandidateResult, Limits, Outcome};
 
 /// Every flag, with a one-line explanation (the README lists the same).
 pub const FLAGS: [(&str, &str); 12] = [
@@ -68,6 +68,33 @@ pub fn is_flag(name: &str) -> bool {
 pub fn add_flag(flags: &mut Vec<String>, name: &str) {
     if !flags.iter().any(|f| f == name) {
         flags.push(name.to_owned());
+    }
+}
+
+/// What verdict integrity lacks under `limits`, each with what a candidate
+/// could do for it (empty: nothing). The records and their secrets live in
+/// the candidate's own memory, out of reach of every Python reference, so
+/// the two ways to read raw memory must be closed.
+pub fn missing(limits: &Limits) -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    let status = limits.confinement();
+    if !(status.enabled && status.files) {
+        missing.push("the kernel's file confinement (without it a candidate can read its own memory through /proc/self/mem)");
+    }
+    let denied = |m: &str| limits.denylist.iter().any(|d| d == m);
+    if !(denied("ctypes") || denied("_ctypes")) {
+        missing.push("ctypes in the denylist (with it a candidate can read its own memory)");
+    }
+    missing
+}
+
+/// One line on verdict integrity under `limits`, for the CLI and the GUI.
+pub fn describe(limits: &Limits) -> String {
+    let missing = missing(limits);
+    if missing.is_empty() {
+        "verdict integrity: full".to_owned()
+    } else {
+        format!("verdict integrity: partial, missing {}", missing.join("; "))
     }
 }
 

@@ -71,6 +71,27 @@ fn strict_integrity_turns_the_demos_flagged_pass_into_an_error() {
 }
 
 #[test]
+fn strict_integrity_refuses_to_run_where_a_candidate_could_read_its_own_memory() {
+    execscope()
+        .args(["run", "-q", "--strict-integrity", "--no-confinement"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("verdict integrity: partial"))
+        .stderr(predicate::str::contains("/proc/self/mem"));
+    execscope()
+        .args([
+            "run",
+            "-q",
+            "--strict-integrity",
+            "--deny",
+            "subprocess,socket",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("ctypes in the denylist"));
+}
+
+#[test]
 fn run_refuses_invalid_tasks_with_exit_2_and_lists_them() {
     let fixture =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");

@@ -102,6 +102,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     );
     eprintln!("execscope: {}", settings.limits.confinement().describe());
+    eprintln!(
+        "execscope: {}",
+        execscope::integrity::describe(&settings.limits)
+    );
     if !tasks.skipped.is_empty() {
         eprintln!(
             "execscope: {} non-code_exec task(s) skipped (not executed)",

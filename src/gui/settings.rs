@@ -97,8 +97,17 @@ impl App {
             });
             ui.end_row();
             ui.label("Integrity");
-            ui.checkbox(&mut s.strict_integrity, "Strict integrity")
-                .on_hover_text("A candidate flagged for trying to game the grader (always-equal objects, reaching the harness's frames, scanning objects, tracing, exiting early...) counts as error, not pass. Off: the outcome stays as the official harness would give it and the flags inform.");
+            ui.vertical(|ui| {
+                ui.checkbox(&mut s.strict_integrity, "Strict integrity")
+                    .on_hover_text("A candidate flagged for trying to game the grader (always-equal objects, reaching the harness's frames, scanning objects, tracing, exiting early...) counts as error, not pass. Off: the outcome stays as the official harness would give it and the flags inform. Refuses to run where the verdict cannot be guarded.");
+                let limits = s.run_settings().limits;
+                let line = crate::integrity::describe(&limits);
+                if crate::integrity::missing(&limits).is_empty() {
+                    ui.weak_label(line);
+                } else {
+                    ui.error_label(line);
+                }
+            });
             ui.end_row();
             ui.label("Start-up");
             ui.checkbox(&mut s.fast_start, "Fast start")

@@ -100,6 +100,10 @@ pub struct SettingsRecord {
     /// Strict integrity: a flagged pass counted as `error`.
     #[serde(default)]
     pub strict_integrity: bool,
+    /// What verdict integrity lacked (empty: nothing; see
+    /// [`crate::integrity::missing`]).
+    #[serde(default)]
+    pub integrity_missing: Vec<String>,
 }
 
 /// The interpreter as saved.
@@ -276,6 +280,10 @@ impl RunFile {
                 disk_limit_bytes: ctx.settings.limits.disk_bytes,
                 confinement: Some(ctx.settings.limits.confinement()),
                 strict_integrity: ctx.settings.strict_integrity,
+                integrity_missing: crate::integrity::missing(&ctx.settings.limits)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),

@@ -287,6 +287,12 @@ pub enum SandboxError {
         "confinement is required but this system lacks: {0} (a newer Linux kernel has every layer; drop --require-confinement to run with what is here)"
     )]
     ConfinementMissing(String),
+    /// Occurs when strict integrity is asked for where a candidate could read
+    /// its own memory.
+    #[error(
+        "strict integrity is asked for but the verdict cannot be guarded here: it needs {0} (drop --strict-integrity to run with flags only)"
+    )]
+    IntegrityMissing(String),
     /// Occurs when the run was cancelled before the candidate finished.
     #[error("cancelled")]
     Cancelled,
