@@ -30,7 +30,10 @@ pub const FLAGS: [(&str, &str); 12] = [
         "code-construction",
         "built a code object or a function by hand",
     ),
-    ("audit-hook", "tried to add an audit hook"),
+    (
+        "audit-hook",
+        "tried to add an audit hook, or to start an interpreter without the harness's",
+    ),
     ("ctypes", "used ctypes (it can read and write any memory)"),
     (
         "always-equal",

@@ -175,6 +175,28 @@ fn another_audit_hook_is_refused() {
 }
 
 #[test]
+fn an_interpreter_without_the_hooks_is_refused() {
+    // With ctypes allowed (and so the sub-interpreter module too), a new
+    // interpreter would have no hooks and a fresh import system.
+    let limits = Limits {
+        denylist: vec!["subprocess".into()],
+        ..Limits::default()
+    };
+    let code = "import _xxsubinterpreters as interpreters\ntry:\n    interpreters.create()\nexcept RuntimeError as e:\n    print(e)\ndef add(a, b):\n    return 0\n";
+    for fast in MODES {
+        let r = run_mode(
+            fast,
+            &program(code, &ASSERTIONS),
+            &limits,
+            Duration::from_secs(10),
+        );
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        assert!(r.stdout.contains("interpreter creation failed"), "{r:?}");
+        assert_eq!(r.flags, ["audit-hook"], "{r:?}");
+    }
+}
+
+#[test]
 fn other_threads_frames_are_refused() {
     refused(
         "import sys\ntry:\n    for f in sys._current_frames().values():\n        forge(f.f_globals)\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
@@ -211,6 +233,23 @@ fn ctypes_is_refused_even_where_the_harness_loaded_it_for_itself() {
         assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
         if fast {
             assert!(r.flags.iter().any(|f| f == "ctypes"), "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn the_interpreters_test_modules_and_sub_interpreters_are_denied_with_ctypes() {
+    // `_testinternalcapi` records the function of every frame that runs (a
+    // step runner's too) and `_testcapi` reads a function's code without the
+    // audited `__code__`; a runner's constants hold its step, a partial whose
+    // state can be replaced. A sub-interpreter has no audit hooks at all.
+    for code in [
+        "import _testinternalcapi, _testcapi, functools\nseen = []\n_testinternalcapi.set_eval_frame_record(seen)\ndef add(a, b):\n    for f in seen:\n        for c in _testcapi.function_get_code(f).co_consts:\n            if isinstance(c, functools.partial):\n                c.__setstate__((int, (), {}, None))\n    return 0\n",
+        "import _xxsubinterpreters\ndef add(a, b):\n    return 0\n",
+    ] {
+        for r in both(code, &ASSERTIONS) {
+            assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+            assert!(r.detail.starts_with("ImportError: denied: _"), "{r:?}");
         }
     }
 }

@@ -2,14 +2,39 @@
 
 # The C modules beneath a denied module, denied with it.
 _PRIVATE = {"ctypes": "_ctypes", "socket": "_socket", "subprocess": "_posixsubprocess"}
+# Denied with ctypes: the interpreter's test modules and sub-interpreters,
+# which, like ctypes, reach what the audit hooks guard by other doors (a
+# function's code without `__code__`, every running frame's function, an
+# interpreter with no hooks at all). No solution needs them.
+_LIKE_CTYPES = (
+    "_testcapi",
+    "_testinternalcapi",
+    "_testlimitedcapi",
+    "_testbuffer",
+    "_testclinic",
+    "_testimportmultiple",
+    "_testmultiphase",
+    "_testsinglephase",
+    "_testexternalinspection",
+    "_ctypes_test",
+    "_xxtestfuzz",
+    "_xxsubinterpreters",
+    "_xxinterpchannels",
+    "_interpreters",
+    "_interpchannels",
+    "_interpqueues",
+)
 
 
 def _set_deny_list(names, guard):
     """Denies `names` (one a line), each with its submodules and the C module
-    beneath it, and with the guard the C modules of processes too."""
+    beneath it (ctypes the modules like it too), and with the guard the C
+    modules of processes too."""
     global _deny, _deny_prefixes
     deny = [n for n in names.split("\n") if n]
     deny += [_PRIVATE[n] for n in deny if n in _PRIVATE]
+    if "ctypes" in deny or "_ctypes" in deny:
+        deny += _LIKE_CTYPES
     if guard:
         deny += ["_socket", "_posixsubprocess", "pty", "resource"]
     _deny = frozenset(deny)

@@ -155,6 +155,8 @@ _REFUSED = _type(_type.__dict__)({
     "code.__new__": "code-construction",
     "function.__new__": "code-construction",
     "sys.addaudithook": "audit-hook",
+    # A new interpreter in this process has no hooks and a fresh import system.
+    "cpython.PyInterpreterState_New": "audit-hook",
 })
 _HOOK_GLOBALS = {"__builtins__": builtins.__dict__}
 
@@ -164,7 +166,7 @@ def _integrity_template(event, args):
     cannot remove it). Everything it knows is in its constants. Refuses what
     forging needs and solutions do not: scans of the object graph, other
     threads' frames, tracing, code and function construction (except by the
-    standard library), further hooks,
+    standard library), further hooks or an interpreter without them,
     ctypes (while the denylist denies it); a runner's frame reached through
     `sys._getframe`, or its code; the code, defaults and keyword defaults of
     the harness's own functions (the thread bound keeps its originals there).
