@@ -230,7 +230,7 @@ fn note(data: &[u8]) -> Option<(&str, &[u8], usize)> {
     let after = &rest[space + 1..];
     let nl = after.iter().take(20).position(|&b| b == b'\n')?;
     let len: usize = std::str::from_utf8(&after[..nl]).ok()?.parse().ok()?;
-    let text = after.get(nl + 1..nl + 1 + len)?;
+    let text = after.get(nl + 1..(nl + 1).checked_add(len)?)?;
     Some((kind, text, 1 + space + 1 + nl + 1 + len))
 }
 
@@ -311,6 +311,20 @@ mod tests {
             assert!(r.forged);
         }
         assert_eq!(parse(b"abc a1 ok k2\n", &keys()).step("a1"), Some(Step::Ok));
+    }
+
+    #[test]
+    fn any_bytes_a_candidate_writes_are_read_without_a_panic() {
+        for data in [
+            &b"@detail 18446744073709551615\nx"[..],
+            b"@flag 99999999999999999999\n",
+            b"@\n@ \n@x 1\n",
+            b"abc ",
+            b"abc \xff\xfe ok k1\n",
+        ] {
+            let r = parse(data, &keys());
+            assert!(r.forged || r.steps.is_empty());
+        }
     }
 
     #[test]
