@@ -269,13 +269,49 @@ fn writing_to_the_result_channel_is_a_forgery() {
 
 #[test]
 fn reading_the_records_through_a_pipe_of_its_own_on_descriptor_3_forges_nothing() {
-    // The candidate keeps the real channel, puts its own pipe on descriptor 3,
-    // reads what the harness writes there (the token with it), forwards the
-    // genuine records and adds the `ok`s it wants.
-    refused(
-        "import os\nsaved = os.dup(3)\nr, w = os.pipe()\nos.dup2(w, 3)\nos.set_blocking(r, False)\ndef add(a, b):\n    data = os.read(r, 65536).decode()\n    os.write(saved, data.encode())\n    token = data.split()[0]\n    for line in ('c ok', 'a1 ok', 'a2 ok', 'end'):\n        os.write(saved, (token + ' ' + line + '\\n').encode())\n    for line in data.splitlines():\n        words = line.split()\n        if len(words) == 4 and words[2] == 'ok':\n            for step in ('a1', 'a2'):\n                os.write(saved, ' '.join([words[0], step, 'ok', words[3]]).encode() + b'\\n')\n    os._exit(0)\n",
-        "forged-envelope",
-    );
+    // The candidate keeps the real channel, puts its own pipe on descriptor 3
+    // (full, so the harness's one write of its records waits for the relay),
+    // and a thread relays what arrives, token included, adding an `ok` for
+    // every step under each secret it has seen.
+    let code = "import os, threading
+saved = os.dup(3)
+r, w = os.pipe()
+os.set_blocking(w, False)
+try:
+    while True:
+        os.write(w, b'.' * 4096)
+except BlockingIOError:
+    pass
+os.dup2(w, 3)
+os.set_blocking(3, True)
+def relay():
+    data = b''
+    while b' end' not in data:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        data += chunk
+    text = data.decode(errors='replace').lstrip('.')
+    token = text.split()[0]
+    secrets = [line.split()[3] for line in text.splitlines() if len(line.split()) == 4]
+    forged = ''.join(token + ' ' + step + ' ok ' + s + '\\n' for s in secrets for step in ('c', 's', 'a1', 'a2'))
+    os.write(saved, (text + forged + token + ' end\\n').encode())
+    os._exit(0)
+threading.Thread(target=relay, daemon=True).start()
+def add(a, b):
+    return 0
+";
+    for (fast, r) in MODES.into_iter().zip(both(code, &ASSERTIONS)) {
+        assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        // Either the relay forged (and was caught) or the records never
+        // reached the host before the candidate's process ended.
+        assert!(
+            r.flags
+                .iter()
+                .any(|f| f == "forged-envelope" || f == "early-exit"),
+            "fast start {fast}: {r:?}"
+        );
+    }
 }
 
 #[test]

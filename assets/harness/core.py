@@ -115,10 +115,14 @@ def _flush():
             pass
 
 
+def _note_bytes(kind, text):
+    data = text.encode("utf-8", "replace")
+    return ("@" + kind + " " + _str(_len(data)) + "\n").encode() + data
+
+
 def _note(kind, text):
     """Writes one note (see above); never raises."""
     try:
-        data = text.encode("utf-8", "replace")
-        _write(ENVELOPE_FD, ("@" + kind + " " + _str(_len(data)) + "\n").encode() + data)
+        _write(ENVELOPE_FD, _note_bytes(kind, text))
     except _BaseException:
         pass

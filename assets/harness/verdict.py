@@ -6,15 +6,17 @@
 # core.py). Each is a bytes object made here, before any candidate code runs,
 # and written by C code alone. The steps run as one chain of C iterators,
 #
-#     list(chain(map(write, map(getitem, records, map(call, runners))), tail))
+#     list(chain(map(done.append, map(getitem, records, map(call, runners))),
+#                ..., map(write, map(b"".join, [done]))))
 #
 # handed to `atexit`: this program's own frames have all returned before the
 # first step, so no harness frame lies beneath candidate code. A runner (one
 # per step) is the only Python frame in the chain. It runs its step and returns
 # a constant (0 ok, 1 fail, 2 memory, 3 skip); `getitem` picks that step's
-# record for it and `write` writes it. A runner has no global, closure or
-# argument a candidate could change: it reads only its constants, put into its
-# code object by `_with_constants`, and a code object cannot be changed. So:
+# record for it, and `write` writes them all once every step has run. A
+# runner has no global, closure or argument a candidate could change: it
+# reads only its constants, put into its code object by `_with_constants`,
+# and a code object cannot be changed. So:
 #
 # - No Python function anywhere can write a genuine record, and none holds the
 #   token: the harness's functions, modules, finders, classes and builtins,
@@ -325,7 +327,7 @@ def _finish(flag, current, snapshot, watched, namespace):
                 break
     except _BaseException:
         pass
-    _note("end", _str(_mono()))
+    return _note_bytes("end", _str(_mono()))
 
 
 def _start(fields, at_exit):
@@ -429,15 +431,17 @@ def _start(fields, at_exit):
     snapshot = dict(builtins.__dict__)
     watched = [(posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit")]
     watched = [(owner, attr, getattr(owner, attr)) for owner, attr in watched]
-    last = [
-        partial(_finish, _flag, builtins.__dict__, snapshot, watched, namespace),
-        partial(write, record("end")),
-        partial(_exit, 0),
-    ]
+    # The records are written together at the end (one write, one wake-up of
+    # the host, instead of one a step); only the chain holds them until then.
+    done = []
+    finish = partial(_finish, _flag, builtins.__dict__, snapshot, watched, namespace)
     sys.addaudithook(_audit)
     sys.addaudithook(hook)
     return chain(
         map(call, first),
-        map(write, map(getitem, records, map(call, runners))),
-        map(call, last),
+        map(done.append, map(getitem, records, map(call, runners))),
+        map(done.append, map(call, [finish])),
+        map(done.append, [record("end")]),
+        map(write, map(b"".join, [done])),
+        map(call, [partial(_exit, 0)]),
     )
