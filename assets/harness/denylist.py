@@ -83,12 +83,12 @@ def _asked_for_by_a_trusted_module(frame):
 _HARNESS_FILE = _asked_for_by_a_trusted_module.__code__.co_filename
 
 
-def _may_load(name, frame):
-    return not _denied(name) or (_confined and _asked_for_by_a_trusted_module(frame))
-
-
-def _refuse_unless_allowed(name, frame):
-    if not _may_load(name, frame):
+def _refuse_unless_allowed(name, depth=2):
+    """Raises unless `name` may load for the import in progress, whose frame
+    is `depth` frames below this call (the caller of whoever calls this).
+    The frame is looked at only for a denied name (each look is an audit
+    event, and imports are frequent)."""
+    if _denied(name) and not (_confined and _asked_for_by_a_trusted_module(sys._getframe(depth))):
         raise _ImportError("denied: " + name, name=name)
 
 
@@ -114,19 +114,18 @@ def _guard_imports():
     original_gcd_import = bootstrap._gcd_import
 
     def __import__(name, globals=None, locals=None, fromlist=(), level=0):
-        frame = sys._getframe(1)
         absolute = _absolute(name, globals, level)
-        _refuse_unless_allowed(absolute, frame)
+        _refuse_unless_allowed(absolute)
         for item in fromlist or ():
             if item != "*":
-                _refuse_unless_allowed(absolute + "." + _str(item), frame)
+                _refuse_unless_allowed(absolute + "." + _str(item))
         return original_import(name, globals, locals, fromlist, level)
 
     def _gcd_import(name, package=None, level=0):
         if level:
             name = _absolute(name, {"__package__": package}, level)
             level, package = 0, None
-        _refuse_unless_allowed(name, sys._getframe(1))
+        _refuse_unless_allowed(name)
         return original_gcd_import(name, package, level)
 
     builtins.__import__ = __import__
@@ -152,7 +151,7 @@ class _DenyFinder:
     """Meta-path finder that refuses the candidate's imports of a denied module."""
 
     def find_spec(self, name, path=None, target=None):
-        _refuse_unless_allowed(name, sys._getframe(1))
+        _refuse_unless_allowed(name)
         return None
 
     def find_module(self, name, path=None):
@@ -176,7 +175,7 @@ def _audit(event, args):
                 path = _real_path(path)
             module = _module_of_file(path)
             if module:
-                _refuse_unless_allowed(module, sys._getframe(1))
+                _refuse_unless_allowed(module)
 
 
 def _real_path(path):
@@ -243,10 +242,6 @@ def _install_denylist():
     if "os" in sys.modules:
         sys.modules["os"].system = _deny_system
 
-# The denylist and guard a fork server installed for all its children, as
-# (denylist, guard): its children skip installing the same again (it would
-# touch, and so copy, a good part of the server's memory in each of them).
-_installed = None
 # Whether the process guard is on (the payload's `guard` flag).
 _guard = False
 

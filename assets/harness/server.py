@@ -221,7 +221,7 @@ def _confine_child():
 def _serve():
     """Serves the host's `run` frames until it goes away; returns only in a
     forked child, with that child's payload fields."""
-    global _child, _installed, _guard
+    global _child
     import _signal as signal_module
     import resource
 
@@ -230,17 +230,15 @@ def _serve():
     init = _fields_of(lines.take(_int(lines.line())))
     # Layout: sys.path (one a line), denylist (one a line), flags, modules to
     # preload, the children's confinement (see `_load_child_confinement`).
-    sys.path[:] = [p for p in init[0].split("\n") if p]
+    _set_path(init[0])
     _load_child_confinement(init[4])
-    _guard = "guard" in init[2].split()
-    _set_deny_list(init[1], _guard)
+    guard = "guard" in init[2].split()
+    _set_deny_list(init[1], guard)
     _preload([m for m in init[3].split("\n") if m])
     _warm_up_compiler()
-    # Installed once here for every child (the server itself only uses what
+    # Prepared once here for every child (the server itself only uses what
     # it bound before: `_fork`, `_setsid`, `_killpg`, ...).
-    _install_denylist()
-    _install_guard()
-    _installed = (init[1], _guard)
+    _prepare_process(init[1], guard, init[0])
     devnull = posix.open("/dev/null", posix.O_RDWR)
     signal_module.signal(signal_module.SIGTERM, _on_host_death)
     _report("ready")

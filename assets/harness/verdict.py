@@ -6,14 +6,14 @@
 # core.py). Each is a bytes object made here, before any candidate code runs,
 # and written by C code alone. The steps run as one chain of C iterators,
 #
-#     list(chain(map(done.append, map(getitem, records, map(call, runners))),
+#     list(chain(map(done.append, map(getitem, records, map(call, [runner] * n))),
 #                ..., map(write, map(b"".join, [done]))))
 #
 # handed to `atexit`: this program's own frames have all returned before the
-# first step, so no harness frame lies beneath candidate code. A runner (one
-# per step) is the only Python frame in the chain. It runs its step and returns
+# first step, so no harness frame lies beneath candidate code. The runner is
+# the only Python frame in the chain. It runs the next step and returns
 # a constant (0 ok, 1 fail, 2 memory, 3 skip); `getitem` picks that step's
-# record for it, and `write` writes them all once every step has run. A
+# record for it, and `write` writes them all once every step has run. The
 # runner has no global, closure or argument a candidate could change: it
 # reads only its constants, put into its code object by `_with_constants`,
 # and a code object cannot be changed. So:
@@ -34,7 +34,7 @@
 # - Control flow cannot be bent: tracing and profiling hooks (which can move a
 #   frame's line) are refused, and so are new audit hooks.
 #
-# What the integrity hook refuses, and the signs of reward hacking the runners
+# What the integrity hook refuses, and the signs of reward hacking the runner
 # and `_finish` see, are recorded as flags (notes) the host reports.
 
 
@@ -49,8 +49,8 @@ def _with_constants(template, globals_, **values):
 
 
 class _Tripwire(dict):
-    """The globals of the step runners: the one thing a candidate that walks
-    the stack down to a runner can read there (runners use only their
+    """The globals of the step runner: the one thing a candidate that walks
+    the stack down to the runner can read there (it uses only its
     constants). Reading them is flagged; they look empty."""
 
     def _touched(self):
@@ -116,11 +116,15 @@ _flag = None
 
 
 def _runner_template():
-    """Runs one step; returns 0 (ok), 1 (fail), 2 (memory) or 3 (skip, after
-    a step that stops the run). A step started while another one runs (the
+    """Runs the next step; returns 0 (ok), 1 (fail), 2 (memory) or 3 (skip,
+    after a step that stopped the run). The steps and their failure handlers
+    come from two iterators (held in lists among its constants, one pair a
+    candidate), taken in step with each other and never held in a local. A step started while another one runs (the
     candidate ran the chain again, through `atexit._run_exitfuncs`) is
     flagged; the outer step's record then never comes, so it cannot pass."""
     if "$stopped".__len__():
+        "$steps".__getitem__(0).__next__()
+        "$failures".__getitem__(0).__next__()
         return 3
     if "$running".__len__():
         "$flag".__call__("reentry")
@@ -128,14 +132,15 @@ def _runner_template():
     try:
         compared = "$probes".__getitem__(0)
         try:
-            "$step".__call__()
+            "$steps".__getitem__(0).__next__().__call__()
         except "$MemoryError":
+            "$failures".__getitem__(0).__next__()
             "$stopped".append(1)
             return 2
         except "$BaseException" as exc:
-            "$failed".__call__("$name", exc)
-            "$after_failure".__call__()
+            "$failures".__getitem__(0).__next__().__call__(exc)
             return 1
+        "$failures".__getitem__(0).__next__()
         if "$probes".__getitem__(0) != compared:
             "$flag".__call__("always-equal")
         return 0
@@ -215,6 +220,12 @@ _FunctionType = _type(_fields_of)
 
 
 def _written_by_candidate(function):
+    # A module of the interpreter's path is told by its globals, which are not
+    # audited (reading `__code__` is, and the standard library defines many
+    # classes with these methods as it loads).
+    module_file = function.__globals__.get("__file__")
+    if _type(module_file) is _str and module_file.startswith(_trusted):
+        return False
     filename = function.__code__.co_filename
     return not (
         filename.startswith(_trusted) or filename.startswith("<frozen") or filename in _TEST_FILES
@@ -291,8 +302,11 @@ def _compiled(source, filename):
         return source
 
 
-def _failed(flag, name, exc):
-    """Notes why step `name` failed (a runner caught `exc`)."""
+def _failed(flag, name, stop, exc):
+    """Notes why step `name` failed (the runner caught `exc`); `stop`, a list,
+    gets an item when the failure stops the run (the code or the setup)."""
+    if stop is not None:
+        stop.append(1)
     if _isinstance(exc, _SystemExit):
         flag("early-exit")
     try:
@@ -330,35 +344,101 @@ def _finish(flag, current, snapshot, watched, namespace):
     return _note_bytes("end", _str(_mono()))
 
 
+# What a process prepares once for all the candidates it runs (a fork
+# server's children share it): see `_prepare_process`.
+_prepared = None
+_runner = None
+_runner_steps = [None]
+_runner_failures = [None]
+_runner_stopped = []
+_hook = None
+_builtins_then = None
+_WATCHED = ((posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit"))
+_watched_then = ()
+
+
+def _set_path(text):
+    """Sets `sys.path` (one entry a line) and the trusted prefixes from it."""
+    global _trusted, _machinery
+    sys.path[:] = [p for p in text.split("\n") if p]
+    _trusted = tuple(
+        sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
+    )
+    _machinery = tuple(p + "importlib/" for p in _trusted)
+
+
+def _prepare_process(denylist, guard, path):
+    """Installs the denylist, the guard, the thread bound and the comparison
+    probes, and makes the flag function, the integrity hook and the runner
+    (whose steps each candidate puts into its holders): once a process, so
+    a fork server's children do not each pay for (and copy the pages of)
+    what is the same for all of them."""
+    global _prepared, _guard, _flag, _runner, _hook, _builtins_then, _watched_then
+    _guard = guard
+    _set_path(path)
+    _set_deny_list(denylist, guard)
+    _install_denylist()
+    _install_guard()
+    _bound_threads()
+    _watch_comparisons()
+    _flag = _with_constants(
+        _flag_template,
+        _RUNNER_GLOBALS,
+        seen=set(),
+        write=partial(_write, ENVELOPE_FD),
+        BaseException=_BaseException,
+    )
+    _runner = _with_constants(
+        _runner_template,
+        _RUNNER_GLOBALS,
+        stopped=_runner_stopped,
+        running=[],
+        probes=_probe_count,
+        steps=_runner_steps,
+        failures=_runner_failures,
+        MemoryError=_MemoryError,
+        BaseException=_BaseException,
+        flag=_flag,
+    )
+    _hook = _with_constants(
+        _integrity_template,
+        _HOOK_GLOBALS,
+        refused=_REFUSED,
+        flag=_flag,
+        PermissionError=PermissionError,
+        **{"is": is_},
+        runner_globals=_RUNNER_GLOBALS,
+        harness_globals=globals(),
+        getattr=getattr,
+        getframe=sys._getframe,
+        trusted=_trusted + ("<frozen",),
+        ctypes_denied=(1,) if _denied("_ctypes") else (),
+    )
+    _builtins_then = dict(builtins.__dict__)
+    _watched_then = tuple((owner, attr, getattr(owner, attr)) for owner, attr in _WATCHED)
+    _prepared = (denylist, guard, path)
+
+
 def _start(fields, at_exit):
     """Takes in one candidate's payload; returns the chain that runs it (see
-    above), with the guards and hooks installed. `at_exit`: the chain will run
-    from `atexit`. A candidate whose code does not compile is reported here."""
-    global _guard, _confined, _trusted, _machinery, _flag
+    above), with the hooks installed. `at_exit`: the chain will run from
+    `atexit`. A candidate whose code does not compile is reported here."""
+    global _confined
     # Layout: token, setup, code, denylist (one name a line), sys.path (one a
     # line), flags (space-separated words), each step's `ok` secret (space-
     # separated, in step order), then one field per assertion.
     token = fields[0]
     oks = fields[6].split()
     words = fields[5].split()
-    _guard = "guard" in words
     _confined = "confined" in words
-    installed = _installed == (fields[3], _guard)
-    _set_deny_list(fields[3], _guard)
-    sys.path[:] = [p for p in fields[4].split("\n") if p]
-    _trusted = tuple(
-        sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
-    )
-    _machinery = tuple(p + "importlib/" for p in _trusted)
+    if _prepared != (fields[3], "guard" in words, fields[4]):
+        _prepare_process(fields[3], "guard" in words, fields[4])
     sys.argv[:] = ["candidate"]
 
     def record(text):
         return (token + " " + text + "\n").encode()
 
     write = partial(_write, ENVELOPE_FD)
-    _flag = _with_constants(
-        _flag_template, _RUNNER_GLOBALS, seen=set(), write=write, BaseException=_BaseException
-    )
     write(record("start " + _str(_t_start)))
     try:
         code = _compile(fields[2], "<candidate>", "exec")
@@ -374,44 +454,15 @@ def _start(fields, at_exit):
     for i, source in enumerate(fields[7:]):
         steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
     namespace = {"__builtins__": builtins.__dict__}
-    stopped = []
-    running = []
-    runners = []
+    failures = []
     records = []
     for (name, code), ok in zip(steps, oks):
-        assertion = name.startswith("a")
-        runners.append(
-            _with_constants(
-                _runner_template,
-                _RUNNER_GLOBALS,
-                stopped=stopped,
-                running=running,
-                probes=_probe_count if assertion else [0],
-                step=partial(_exec, code, namespace),
-                MemoryError=_MemoryError,
-                BaseException=_BaseException,
-                failed=partial(_failed, _flag),
-                name=name,
-                after_failure=tuple if assertion else partial(stopped.append, 1),
-                flag=_flag,
-            )
-        )
+        stop = None if name.startswith("a") else _runner_stopped
+        failures.append(partial(_failed, _flag, name, stop))
         results = ("ok " + ok, "fail", "memory", "skip")
         records.append(tuple(record(name + " " + r) for r in results))
-    hook = _with_constants(
-        _integrity_template,
-        _HOOK_GLOBALS,
-        refused=_REFUSED,
-        flag=_flag,
-        PermissionError=PermissionError,
-        **{"is": is_},
-        runner_globals=_RUNNER_GLOBALS,
-        harness_globals=globals(),
-        getattr=getattr,
-        getframe=sys._getframe,
-        trusted=_trusted + ("<frozen",),
-        ctypes_denied=(1,) if _denied("_ctypes") else (),
-    )
+    _runner_steps[0] = iter([partial(_exec, code, namespace) for _, code in steps])
+    _runner_failures[0] = iter(failures)
     call = methodcaller("__call__")
     first = []
     if at_exit and "threading" in sys.modules:
@@ -421,25 +472,17 @@ def _start(fields, at_exit):
         stand_in = _type(sys)("threading")
         stand_in._shutdown = tuple
         sys.modules["threading"] = stand_in
-    if not installed:
-        _install_denylist()
-        _install_guard()
-    _bound_threads()
-    _watch_comparisons()
     # Candidates get an empty `__main__`.
     sys.modules["__main__"] = _type(sys)("__main__")
-    snapshot = dict(builtins.__dict__)
-    watched = [(posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit")]
-    watched = [(owner, attr, getattr(owner, attr)) for owner, attr in watched]
     # The records are written together at the end (one write, one wake-up of
     # the host, instead of one a step); only the chain holds them until then.
     done = []
-    finish = partial(_finish, _flag, builtins.__dict__, snapshot, watched, namespace)
+    finish = partial(_finish, _flag, builtins.__dict__, _builtins_then, _watched_then, namespace)
     sys.addaudithook(_audit)
-    sys.addaudithook(hook)
+    sys.addaudithook(_hook)
     return chain(
         map(call, first),
-        map(done.append, map(getitem, records, map(call, runners))),
+        map(done.append, map(getitem, records, map(call, [_runner] * _len(steps)))),
         map(done.append, map(call, [finish])),
         map(done.append, [record("end")]),
         map(write, map(b"".join, [done])),
