@@ -322,23 +322,22 @@ def _failed(flag, name, stop, exc):
 _MISSING = object()
 
 
-def _finish(flag, current, snapshot, watched, namespace):
+def _finish(flag, current, then, watched, namespace):
     """The last step: flushes the output, flags builtins the candidate rebound
-    (`current` is the builtins' dict, `snapshot` a copy from before candidate
-    code) and functions the harness relies on that it patched, and notes the
-    time. What it compares with comes in its arguments, out of reach."""
+    (`current` is the builtins' dict, `then` its keys and values from before
+    candidate code) and functions the harness relies on that it patched;
+    returns the note of the time. What it compares with comes in its
+    arguments, out of reach."""
     _flush()
     try:
-        if namespace.get("__builtins__") is not current:
+        # Tuples compare item by item, identity first, in C; names the
+        # candidate (or a module it imported) added do not count.
+        if (
+            namespace.get("__builtins__") is not current
+            or tuple(map(current.get, then[0])) != then[1]
+            or any(getattr(owner, attr, _MISSING) is not value for owner, attr, value in watched)
+        ):
             flag("rebound-builtins")
-        for name in snapshot:
-            if current.get(name, _MISSING) is not snapshot[name]:
-                flag("rebound-builtins")
-                break
-        for owner, attr, value in watched:
-            if getattr(owner, attr, _MISSING) is not value:
-                flag("rebound-builtins")
-                break
     except _BaseException:
         pass
     return _note_bytes("end", _str(_mono()))
@@ -414,7 +413,7 @@ def _prepare_process(denylist, guard, path):
         trusted=_trusted + ("<frozen",),
         ctypes_denied=(1,) if _denied("_ctypes") else (),
     )
-    _builtins_then = dict(builtins.__dict__)
+    _builtins_then = (tuple(builtins.__dict__), tuple(builtins.__dict__.values()))
     _watched_then = tuple((owner, attr, getattr(owner, attr)) for owner, attr in _WATCHED)
     _prepared = (denylist, guard, path)
 
