@@ -6,14 +6,15 @@
 # core.py). Each is a bytes object made here, before any candidate code runs,
 # and written by C code alone. The steps run as one chain of C iterators,
 #
-#     list(chain(map(done.append, map(getitem, records, map(call, [runner] * n))),
-#                ..., map(write, map(b"".join, [done]))))
+#     map(list, [map(done.append, map(tuple.__getitem__, records, runs)),
+#                ..., map(posix.write, [3], map(b"".join, [done]))])
 #
 # handed to `atexit`: this program's own frames have all returned before the
 # first step, so no harness frame lies beneath candidate code. The runner is
 # the only Python frame in the chain. It runs the next step and returns
-# a constant (0 ok, 1 fail, 2 memory, 3 skip); `getitem` picks that step's
-# record for it, and `write` writes them all once every step has run. The
+# a constant (0 ok, 1 fail, 2 memory, 3 skip); `tuple.__getitem__` picks that
+# step's record for it, and `posix.write` writes them all once every step has
+# run. The
 # runner has no global, closure or argument a candidate could change: it
 # reads only its constants, put into its code object by `_with_constants`,
 # and a code object cannot be changed. So:
@@ -106,7 +107,7 @@ def _flag_template(name):
         return
     "$seen".add(name)
     try:
-        "$write".__call__(("@flag " + name.__len__().__str__() + "\n" + name).encode())
+        "$write".__call__("$fd", ("@flag " + name.__len__().__str__() + "\n" + name).encode())
     except "$BaseException":
         pass
 
@@ -138,7 +139,7 @@ def _runner_template():
             "$stopped".append(1)
             return 2
         except "$BaseException" as exc:
-            "$failures".__getitem__(0).__next__().__call__(exc)
+            "$failed".__call__("$failures".__getitem__(0).__next__(), exc)
             return 1
         "$failures".__getitem__(0).__next__()
         if "$probes".__getitem__(0) != compared:
@@ -190,18 +191,16 @@ def _integrity_template(event, args):
     if event == "object.__getattr__" or event == "object.__setattr__":
         name = args[1]
         if name == "f_code":
-            if "$is".__call__(args[0].f_globals, "$runner_globals"):
+            if "$id".__call__(args[0].f_globals) == "$runner_globals":
                 "$flag".__call__("frame-introspection")
                 raise "$PermissionError".__call__("denied: the code of a harness frame")
         elif name == "__code__" or name == "__defaults__" or name == "__kwdefaults__":
             owner = "$getattr".__call__(args[0], "__globals__", None)
-            if "$is".__call__(owner, "$harness_globals") or "$is".__call__(
-                owner, "$runner_globals"
-            ):
+            if "$harness_globals".__contains__("$id".__call__(owner)):
                 "$flag".__call__("harness-introspection")
                 raise "$PermissionError".__call__("denied: " + name + " of the harness")
     elif event == "sys._getframe":
-        if args and "$is".__call__(args[0].f_globals, "$runner_globals"):
+        if args and "$id".__call__(args[0].f_globals) == "$runner_globals":
             "$flag".__call__("frame-introspection")
             raise "$PermissionError".__call__("denied: a harness frame")
     elif event.startswith("ctypes.") and "$ctypes_denied".__len__():
@@ -302,9 +301,11 @@ def _compiled(source, filename):
         return source
 
 
-def _failed(flag, name, stop, exc):
-    """Notes why step `name` failed (the runner caught `exc`); `stop`, a list,
-    gets an item when the failure stops the run (the code or the setup)."""
+def _failed(step, exc):
+    """Notes why a step failed (the runner caught `exc`). `step` is (the flag
+    function, the step's name, a list that gets an item when the failure stops
+    the run, or None)."""
+    flag, name, stop = step
     if stop is not None:
         stop.append(1)
     if _isinstance(exc, _SystemExit):
@@ -322,13 +323,16 @@ def _failed(flag, name, stop, exc):
 _MISSING = object()
 
 
-def _finish(flag, current, then, watched, namespace):
+def _finish(flag, current, then, watched, namespace, running):
     """The last step: flushes the output, flags builtins the candidate rebound
     (`current` is the builtins' dict, `then` its keys and values from before
-    candidate code) and functions the harness relies on that it patched;
-    returns the note of the time. What it compares with comes in its
+    candidate code) and functions the harness relies on that it patched, and
+    a step still running (the candidate ran the rest of the chain from inside
+    one); returns the note of the time. What it compares with comes in its
     arguments, out of reach."""
     _flush()
+    if running:
+        flag("reentry")
     try:
         # Tuples compare item by item, identity first, in C; names the
         # candidate (or a module it imported) added do not count.
@@ -350,6 +354,7 @@ _runner = None
 _runner_steps = [None]
 _runner_failures = [None]
 _runner_stopped = []
+_runner_running = []
 _hook = None
 _builtins_then = None
 _WATCHED = ((posix, "write"), (posix, "_exit"), (atexit, "register"), (sys, "exit"))
@@ -384,17 +389,19 @@ def _prepare_process(denylist, guard, path):
         _flag_template,
         _RUNNER_GLOBALS,
         seen=set(),
-        write=partial(_write, ENVELOPE_FD),
+        write=_write,
+        fd=ENVELOPE_FD,
         BaseException=_BaseException,
     )
     _runner = _with_constants(
         _runner_template,
         _RUNNER_GLOBALS,
         stopped=_runner_stopped,
-        running=[],
+        running=_runner_running,
         probes=_probe_count,
         steps=_runner_steps,
         failures=_runner_failures,
+        failed=_failed,
         MemoryError=_MemoryError,
         BaseException=_BaseException,
         flag=_flag,
@@ -405,9 +412,9 @@ def _prepare_process(denylist, guard, path):
         refused=_REFUSED,
         flag=_flag,
         PermissionError=PermissionError,
-        **{"is": is_},
-        runner_globals=_RUNNER_GLOBALS,
-        harness_globals=globals(),
+        id=id,
+        runner_globals=id(_RUNNER_GLOBALS),
+        harness_globals=frozenset((id(_RUNNER_GLOBALS), id(globals()))),
         getattr=getattr,
         getframe=sys._getframe,
         trusted=_trusted + ("<frozen",),
@@ -419,8 +426,8 @@ def _prepare_process(denylist, guard, path):
 
 
 def _start(fields, at_exit):
-    """Takes in one candidate's payload; returns the chain that runs it (see
-    above), with the hooks installed. `at_exit`: the chain will run from
+    """Takes in one candidate's payload; returns the iterator that runs it
+    (see above), with the hooks installed. `at_exit`: the chain will run from
     `atexit`. A candidate whose code does not compile is reported here."""
     global _confined
     # Layout: token, setup, code, denylist (one name a line), sys.path (one a
@@ -437,13 +444,12 @@ def _start(fields, at_exit):
     def record(text):
         return (token + " " + text + "\n").encode()
 
-    write = partial(_write, ENVELOPE_FD)
-    write(record("start " + _str(_t_start)))
+    _write(ENVELOPE_FD, record("start " + _str(_t_start)))
     try:
         code = _compile(fields[2], "<candidate>", "exec")
     except _SyntaxError as exc:
         _note("detail", "c " + _describe(exc))
-        write(record("c syntax") + record("end"))
+        _write(ENVELOPE_FD, record("c syntax") + record("end"))
         _exit(0)
     except _BaseException:
         code = fields[2]
@@ -456,18 +462,17 @@ def _start(fields, at_exit):
     failures = []
     records = []
     for (name, code), ok in zip(steps, oks):
-        stop = None if name.startswith("a") else _runner_stopped
-        failures.append(partial(_failed, _flag, name, stop))
+        failures.append((_flag, name, None if name.startswith("a") else _runner_stopped))
         results = ("ok " + ok, "fail", "memory", "skip")
         records.append(tuple(record(name + " " + r) for r in results))
-    _runner_steps[0] = iter([partial(_exec, code, namespace) for _, code in steps])
+    # Each step is the `__next__` of a one-item map: a call that runs it in C.
+    _runner_steps[0] = iter([map(_exec, [code], [namespace]).__next__ for _, code in steps])
     _runner_failures[0] = iter(failures)
-    call = methodcaller("__call__")
-    first = []
+    first = ()
     if at_exit and "threading" in sys.modules:
         # Finalization would stop `threading` before the steps run; it gets
-        # a module without `_shutdown` until the first step puts it back.
-        first.append(partial(sys.modules.__setitem__, "threading", sys.modules["threading"]))
+        # a module without `_shutdown` until the first part puts it back.
+        first = map(sys.modules.__setitem__, ["threading"], [sys.modules["threading"]])
         stand_in = _type(sys)("threading")
         stand_in._shutdown = tuple
         sys.modules["threading"] = stand_in
@@ -476,14 +481,22 @@ def _start(fields, at_exit):
     # The records are written together at the end (one write, one wake-up of
     # the host, instead of one a step); only the chain holds them until then.
     done = []
-    finish = partial(_finish, _flag, builtins.__dict__, _builtins_then, _watched_then, namespace)
+    then = (_flag, builtins.__dict__, _builtins_then, _watched_then, namespace, _runner_running)
     sys.addaudithook(_audit)
     sys.addaudithook(_hook)
-    return chain(
-        map(call, first),
-        map(done.append, map(getitem, records, map(call, [_runner] * _len(steps)))),
-        map(done.append, map(call, [finish])),
-        map(done.append, [record("end")]),
-        map(write, map(b"".join, [done])),
-        map(call, [partial(_exit, 0)]),
+    # Each part runs to its end (`list`) before the next starts; an
+    # exception in one stops the rest.
+    return map(
+        list,
+        [
+            first,
+            map(
+                done.append,
+                map(tuple.__getitem__, records, map(_type(_runner).__call__, [_runner] * _len(steps))),
+            ),
+            map(done.append, map(_finish, *([x] for x in then))),
+            map(done.append, [record("end")]),
+            map(_write, [ENVELOPE_FD], map(b"".join, [done])),
+            map(_exit, [0]),
+        ],
     )
