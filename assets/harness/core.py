@@ -2,11 +2,11 @@
 #
 # Started by the host as `python -s -S -B -c <this program>` with a cleaned
 # environment (the program is the files of assets/harness/ in order: core,
-# denylist, threads, verdict, server, main). It reads a length-prefixed payload
-# from stdin, runs the candidate code, then the task's test setup (MBPP's
-# `test_setup_code` uses what the code defines), then every assertion in the
-# candidate's namespace, and reports on descriptor 3, a pipe the candidate's
-# prints never reach:
+# denylist, threads, integrity, verdict, server, main). It reads a
+# length-prefixed payload from stdin, runs the candidate code, then the
+# task's test setup (MBPP's `test_setup_code` uses what the code defines),
+# then every assertion in the candidate's namespace, and reports on
+# descriptor 3, a pipe the candidate's prints never reach:
 #
 #   <token> start <ns>      the harness is ready (its monotonic clock)
 #   <token> <step> <result> one per step: `c` the code, `s` the setup, `aN`

@@ -44,6 +44,7 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/threads.py"),
+    include_str!("../../assets/harness/integrity.py"),
     include_str!("../../assets/harness/verdict.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
