@@ -315,6 +315,21 @@ def add(a, b):
 }
 
 #[test]
+fn a_stop_iteration_or_a_new_pipe_on_descriptor_3_forges_nothing() {
+    // StopIteration from the function under test would end a plain iterator
+    // chain early; closing descriptor 3 and taking its number for a pipe of
+    // its own leaves the candidate writing "records" where no host reads.
+    for code in [
+        "def add(a, b):\n    raise StopIteration\n",
+        "import os\nos.close(3)\nr, w = os.pipe()\nassert w == 3 or r == 3\ndef add(a, b):\n    os.write(3, b'0' * 32 + b' a1 ok x\\n')\n    return 0\n",
+    ] {
+        for (fast, r) in MODES.into_iter().zip(both(code, &ASSERTIONS)) {
+            assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        }
+    }
+}
+
+#[test]
 fn output_that_mimics_the_result_channel_is_flagged() {
     refused(
         "print('0123456789abcdef0123456789abcdef a1 ok')\ndef add(a, b):\n    return 0\n",
