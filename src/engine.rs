@@ -52,6 +52,9 @@ impl Default for RunSettings {
     }
 }
 
+/// The most workers a run may have.
+pub const MAX_WORKERS: usize = 512;
+
 /// One worker per available core.
 pub fn default_workers() -> usize {
     std::thread::available_parallelism()
@@ -109,11 +112,6 @@ impl EngineHandle {
     /// Stops the run: running candidates are killed, queued ones never start.
     pub fn cancel(&self) {
         self.cancel.cancel();
-    }
-
-    /// Whether every worker has exited.
-    pub fn is_finished(&self) -> bool {
-        self.threads.iter().all(JoinHandle::is_finished)
     }
 
     /// Waits for every worker to exit.

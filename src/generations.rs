@@ -78,7 +78,16 @@ pub fn load_generations(path: &Path) -> Result<GenerationSet, InputError> {
 /// Like [`load_generations`] for bytes already in memory.
 pub fn parse_generations(path: &Path, raw: Vec<u8>) -> Result<GenerationSet, InputError> {
     let sha256 = input::sha256_hex(&raw);
-    let text = input::decode_text(path, raw)?;
+    generations_from_text(path, sha256, &input::decode_text(path, raw)?)
+}
+
+/// Like [`parse_generations`] for a file already decoded to `text`, whose raw
+/// bytes hash to `sha256`.
+pub fn generations_from_text(
+    path: &Path,
+    sha256: String,
+    text: &str,
+) -> Result<GenerationSet, InputError> {
     let mut set = GenerationSet {
         path: path.to_path_buf(),
         sha256,
@@ -88,9 +97,9 @@ pub fn parse_generations(path: &Path, raw: Vec<u8>) -> Result<GenerationSet, Inp
     };
     if text.trim_start().starts_with('[') {
         set.format = GenerationFormat::Bigcode;
-        read_bigcode(path, &text, &mut set)?;
+        read_bigcode(path, text, &mut set)?;
     } else {
-        for (line, raw) in input::jsonl_lines(&text) {
+        for (line, raw) in input::jsonl_lines(text) {
             match jsonl_record(path, line, raw) {
                 Ok(g) => set.items.push(g),
                 Err(e) => set.errors.push(e),

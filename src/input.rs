@@ -217,11 +217,11 @@ pub enum FileKind {
     RunFile,
 }
 
-/// Tells task files, generation files and run files apart by their content.
-pub fn sniff(path: &Path) -> Result<FileKind, InputError> {
-    let text = read_text(path)?;
+/// Tells task files, generation files and run files apart by their content
+/// (`text`, read from `path`).
+pub fn sniff(path: &Path, text: &str) -> Result<FileKind, InputError> {
     let trimmed = text.trim_start();
-    let first_object = jsonl_lines(&text)
+    let first_object = jsonl_lines(text)
         .next()
         .and_then(|(_, l)| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(serde_json::Value::is_object)

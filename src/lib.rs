@@ -36,3 +36,4 @@ pub mod sandbox;
 pub mod schedule;
 pub mod spec;
 pub mod store;
+pub mod workbench;

@@ -10,17 +10,35 @@ use execscope::gui::{App, Column, Command, DetailTab, Launch};
 use execscope::sandbox::Outcome;
 
 /// One harness for every GUI test: the real app at projector size.
+/// Once the interpreter is found and the launch files are read.
 fn new_harness(launch: Launch) -> Harness<'static, App> {
-    Harness::builder()
+    let mut harness = Harness::builder()
         .with_size([1280.0, 800.0])
-        .build_eframe(move |cc| App::new(cc, launch))
+        .build_eframe(move |cc| App::new(cc, launch));
+    settle(&mut harness);
+    harness
+}
+
+/// Steps the app until its background work (finding the interpreter, reading
+/// files) is done.
+fn settle(harness: &mut Harness<'static, App>) {
+    let start = Instant::now();
+    harness.step();
+    while harness.state().workbench.is_busy() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the background work did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+        harness.step();
+    }
 }
 
 /// Steps the app until no run is in progress (the engine runs on its own threads).
 fn wait_for_run(harness: &mut Harness<'static, App>) {
     let start = Instant::now();
     harness.step();
-    while harness.state().session.is_running() {
+    while harness.state().workbench.is_running() {
         assert!(
             start.elapsed() < Duration::from_secs(60),
             "the run did not finish"
@@ -51,14 +69,14 @@ fn fixture(name: &str) -> PathBuf {
 fn pressing_run_on_the_demo_fills_the_grid_the_histogram_and_pass_at_k() {
     let mut harness = new_harness(Launch::default());
     harness.run_steps(2);
-    assert!(harness.state().session.is_demo());
-    assert_eq!(harness.state().session.store.candidates.len(), 25);
+    assert!(harness.state().workbench.is_demo());
+    assert_eq!(harness.state().workbench.store.candidates.len(), 25);
     harness.get_by_label("▶ Run").click();
     wait_for_run(&mut harness);
     let app = harness.state();
-    assert_eq!(app.session.done, 25);
+    assert_eq!(app.workbench.done, 25);
     assert_eq!(app.grid.rows.len(), 25);
-    let summary = app.session.store.summary(&[1, 5]);
+    let summary = app.workbench.store.summary(&[1, 5]);
     let counts: Vec<usize> = Outcome::ALL.iter().map(|o| summary.outcomes[o]).collect();
     assert_eq!(counts, [11, 8, 1, 1, 4]);
     assert_eq!(format!("{:.4}", summary.pass_at_k[&1]), "0.4400");
@@ -81,7 +99,7 @@ fn clicking_a_column_header_sorts_both_ways() {
             .rows
             .iter()
             .map(|&i| {
-                app.session.store.candidates[i]
+                app.workbench.store.candidates[i]
                     .result
                     .as_ref()
                     .unwrap()
@@ -113,7 +131,7 @@ fn outcome_chips_and_histogram_focus_filter_the_grid() {
     let app = harness.state();
     assert_eq!(app.grid.rows.len(), 4);
     assert!(app.grid.rows.iter().all(|&i| {
-        app.session.store.candidates[i]
+        app.workbench.store.candidates[i]
             .result
             .as_ref()
             .unwrap()
@@ -149,9 +167,9 @@ fn selecting_a_row_shows_code_assertions_output_and_payload() {
     harness.run_steps(2);
     let app = harness.state();
     let selected = app.grid.selected.expect("a row is selected");
-    let c = &app.session.store.candidates[selected];
+    let c = &app.workbench.store.candidates[selected];
     assert_eq!(
-        (app.session.store.task_id(c), c.sample),
+        (app.workbench.store.task_id(c), c.sample),
         ("count_vowels", 1)
     );
     harness.get_by_label("count_vowels  #1");
@@ -185,6 +203,7 @@ fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
     harness
         .state_mut()
         .push(Command::LoadTasks(fixture("lesson70_rules.jsonl")));
+    settle(&mut harness);
     harness.run_steps(2);
     let dir = execscope_test_dir();
     let gens = dir.path().join("g.jsonl");
@@ -196,21 +215,22 @@ fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
     harness
         .state_mut()
         .push(Command::LoadGenerations(gens.clone()));
+    settle(&mut harness);
     harness.run_steps(2);
     let app = harness.state();
-    assert_eq!(app.session.problems().len(), 23);
+    assert_eq!(app.workbench.problems().len(), 23);
     assert!(
-        app.session.cannot_run().is_some(),
+        app.workbench.cannot_run().is_some(),
         "invalid inputs block the run"
     );
     harness.get_by_label("⚠ 23 problem(s) in the inputs");
     harness.get_by_label("Run the valid records anyway").click();
     harness.run_steps(2);
-    assert_eq!(harness.state().session.cannot_run(), None);
+    assert_eq!(harness.state().workbench.cannot_run(), None);
     harness.get_by_label("▶ Run").click();
     wait_for_run(&mut harness);
     assert_eq!(
-        harness.state().session.store.summary(&[1]).outcomes[&Outcome::Pass],
+        harness.state().workbench.store.summary(&[1]).outcomes[&Outcome::Pass],
         1
     );
     // Recent files remember both.
@@ -229,17 +249,18 @@ fn a_saved_run_reopens_without_running_and_exports_csv() {
     harness.run_steps(2);
     let mut reopened = new_harness(Launch::default());
     reopened.state_mut().push(Command::OpenAny(run_path));
+    settle(&mut reopened);
     reopened.run_steps(3);
     let app = reopened.state();
-    assert!(app.session.opened_run.is_some());
-    assert_eq!(app.session.done, 25);
+    assert!(app.workbench.opened_run.is_some());
+    assert_eq!(app.workbench.done, 25);
     assert!(
-        app.session.cannot_run().is_some(),
+        app.workbench.cannot_run().is_some(),
         "a saved run is inspected, not re-run"
     );
     assert_eq!(
-        app.session.store.summary(&[1]).outcomes,
-        harness.state().session.store.summary(&[1]).outcomes
+        app.workbench.store.summary(&[1]).outcomes,
+        harness.state().workbench.store.summary(&[1]).outcomes
     );
     let csv = dir.path().join("c.csv");
     reopened.state_mut().push(Command::Export(
@@ -267,9 +288,9 @@ fn the_keyboard_shortcut_runs_and_the_calculator_shows_its_value() {
     harness.run_steps(1);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
     harness.step();
-    assert!(harness.state().session.is_running() || harness.state().session.done > 0);
+    assert!(harness.state().workbench.is_running() || harness.state().workbench.done > 0);
     wait_for_run(&mut harness);
-    assert_eq!(harness.state().session.done, 25);
+    assert_eq!(harness.state().workbench.done, 25);
     // n=10, c=3, k=5: 1 - C(7,5)/C(10,5) = 1 - 21/252.
     harness.get_by_label("= 1 − 21 / 252");
     harness.get_by_label("pass@5 = 0.9167");
@@ -302,6 +323,7 @@ fn a_saved_run_looks_the_same_as_its_snapshot() {
     harness
         .state_mut()
         .push(Command::OpenRun(fixture("demo_run.json")));
+    settle(&mut harness);
     harness.run_steps(4);
     if !required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
         return;
@@ -389,16 +411,16 @@ fn big_store(n: usize) -> execscope::store::Store {
 }
 
 #[test]
-fn a_grid_of_100000_rows_builds_frames_quickly() {
+fn a_grid_of_100000_rows_shows_every_row_and_resorts_on_a_header_click() {
     const ROWS: usize = 100_000;
     let mut harness = new_harness(Launch::default());
     harness.run_steps(2);
     {
         let app = harness.state_mut();
-        app.session.store = big_store(ROWS);
-        app.session.progress = vec![execscope::gui::Progress::Done; ROWS];
-        app.session.done = ROWS;
-        app.session.revision += 1;
+        app.workbench.store = big_store(ROWS);
+        app.workbench.progress = vec![execscope::workbench::Progress::Done; ROWS];
+        app.workbench.done = ROWS;
+        app.workbench.revision += 1;
     }
     harness.run_steps(3);
     assert_eq!(harness.state().grid.rows.len(), ROWS);
@@ -427,7 +449,7 @@ fn a_grid_of_100000_rows_builds_frames_quickly() {
 #[test]
 fn a_finished_run_shows_the_confidence_band_around_the_curve() {
     let mut harness = finished_demo_run();
-    let derived = harness.state_mut().session.derived();
+    let derived = harness.state_mut().workbench.derived();
     // Five samples a task: the band spans k = 1..5 and holds the curve.
     assert_eq!(derived.band.len(), 5, "{:?}", derived.band);
     for (&(k, lo, hi), &(ck, v)) in derived.band.iter().zip(&derived.curve) {
@@ -458,8 +480,10 @@ fn comparing_with_a_saved_run_lists_regressions_and_exports_the_changes() {
     harness
         .state_mut()
         .push(Command::OpenRun(fixture("demo_run.json")));
+    settle(&mut harness);
     harness.run_steps(2);
     harness.state_mut().push(Command::OpenBaseline(baseline));
+    settle(&mut harness);
     harness.run_steps(3);
     harness.get_by_label("Compare runs");
     harness.get_by_label("1 regressed");
@@ -540,10 +564,10 @@ fn the_flagged_chip_and_the_detail_view_show_who_gamed_the_grader() {
     let app = harness.state();
     assert_eq!(app.grid.rows.len(), 1);
     let index = app.grid.rows[0];
-    let c = &app.session.store.candidates[index];
+    let c = &app.workbench.store.candidates[index];
     let r = c.result.as_ref().unwrap();
     assert_eq!(
-        (app.session.store.task_id(c), c.sample),
+        (app.workbench.store.task_id(c), c.sample),
         ("count_vowels", 4)
     );
     assert_eq!(

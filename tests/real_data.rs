@@ -109,7 +109,10 @@ fn rexgavsie_samples_match_the_official_pass_at_k_in_both_modes() {
     // The per-candidate CSV carries the same verdicts.
     let dir = util::tempdir();
     let csv = dir.path().join("rex.csv");
-    execscope::report::write_candidates_csv(&store, &csv).unwrap();
+    let source = execscope::report::Source::of_store(&store, &[]);
+    execscope::report::Export::CandidatesCsv
+        .write(&source, &csv)
+        .unwrap();
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(
         text.lines()

@@ -88,7 +88,9 @@ fn golden(name: &str) -> String {
 fn the_candidate_csv_matches_its_golden_file() {
     let dir = crate::util::tempdir();
     let path = dir.path().join("c.csv");
-    report::write_candidates_csv(&fixed_store(), &path).unwrap();
+    let store = fixed_store();
+    let source = report::Source::of_store(&store, &[]);
+    report::Export::CandidatesCsv.write(&source, &path).unwrap();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         golden("golden_candidates.csv")
@@ -99,7 +101,9 @@ fn the_candidate_csv_matches_its_golden_file() {
 fn the_summary_csv_gives_each_pass_at_k_with_its_interval_and_task_count() {
     let dir = crate::util::tempdir();
     let path = dir.path().join("s.csv");
-    report::write_summary_csv(&fixed_store(), &[1, 2, 3], &path).unwrap();
+    let store = fixed_store();
+    let source = report::Source::of_store(&store, &[1, 2, 3]);
+    report::Export::SummaryCsv.write(&source, &path).unwrap();
     // Tasks (n, c) = (2, 1), (1, 0). pass@1 = (0.5 + 0) / 2, its resampled
     // means are 0, 0.25 or 0.5; pass@2 has one task (1.0); pass@3 is undefined.
     assert_eq!(
@@ -112,7 +116,9 @@ fn the_summary_csv_gives_each_pass_at_k_with_its_interval_and_task_count() {
 fn the_task_csv_matches_its_golden_file_with_empty_cells_for_undefined_k() {
     let dir = crate::util::tempdir();
     let path = dir.path().join("t.csv");
-    report::write_tasks_csv(&fixed_store(), &[1, 2], &path).unwrap();
+    let store = fixed_store();
+    let source = report::Source::of_store(&store, &[1, 2]);
+    report::Export::TasksCsv.write(&source, &path).unwrap();
     assert_eq!(
         std::fs::read_to_string(&path).unwrap(),
         golden("golden_tasks.csv")
@@ -148,7 +154,7 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
             shard: None,
         },
     );
-    let json: serde_json::Value = serde_json::from_slice(&file.to_json()).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&file.to_json().unwrap()).unwrap();
     assert_eq!(json["format"], "execscope-run/1");
     assert_eq!(json["settings"]["timeout_s"], 3.0);
     assert_eq!(json["settings"]["output_cap_bytes"], 262144);
@@ -218,7 +224,7 @@ fn a_file_that_is_not_a_run_file_is_refused_with_a_reason() {
 
 #[test]
 fn the_human_eval_results_match_their_golden_file() {
-    let bytes = report::human_eval_results(&fixed_store());
+    let bytes = report::human_eval_results(&fixed_store()).unwrap();
     assert_eq!(
         String::from_utf8(bytes).unwrap(),
         golden("golden_human_eval_results.jsonl")

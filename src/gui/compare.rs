@@ -3,9 +3,6 @@
 //! curves on one plot, the outcome histograms side by side, and the per-task
 //! table of regressions and improvements with a filter for changed tasks.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
 use egui_plot::{Bar, BarChart, HoverPosition, Line, PlotPoints};
@@ -13,83 +10,25 @@ use egui_plot::{Bar, BarChart, HoverPosition, Line, PlotPoints};
 use super::app::App;
 use super::charts::{curve_points, outcome_plot, passk_plot};
 use super::command::{Command, Export};
-use super::session::Derived;
 use super::theme::{Tokens, size};
-use super::ui_ext::UiExt;
-use crate::passk;
-use crate::report::{Change, Comparison, Figures, RunFile};
+use super::ui_ext::{UiExt, file_name};
+use crate::report::{Change, Comparison};
 use crate::sandbox::Outcome;
 
 /// Series names.
 const CURVE_A: &str = "A (baseline)";
 const CURVE_B: &str = "B (on screen)";
 
-/// A saved run to compare the results on screen with.
-pub struct Baseline {
-    /// Where it was read from.
-    pub path: PathBuf,
-    /// The run.
-    pub run: RunFile,
-    /// Its pass@k curve.
-    pub curve: Vec<(usize, f64)>,
-    cache: Option<(u64, Arc<Comparison>)>,
-}
-
-impl Baseline {
-    /// Reads the run file at `path`.
-    pub fn open(path: &Path) -> Result<Baseline, String> {
-        let run = RunFile::load(path).map_err(|e| e.to_string())?;
-        let counts: Vec<(usize, usize)> = run.tasks.iter().map(|t| (t.n, t.c)).collect();
-        Ok(Baseline {
-            path: path.to_path_buf(),
-            curve: passk::curve(&counts),
-            run,
-            cache: None,
-        })
-    }
-
-    /// The comparison with the results of store revision `revision`.
-    pub fn comparison(&mut self, revision: u64, derived: &Derived) -> Option<Arc<Comparison>> {
-        let summary = derived.summary.as_ref()?;
-        match &self.cache {
-            Some((r, cmp)) if *r == revision => Some(Arc::clone(cmp)),
-            _ => {
-                let b = Figures::of_stats(&derived.tasks, summary);
-                let cmp = Arc::new(Comparison::between(&Figures::of_run(&self.run), &b));
-                self.cache = Some((revision, Arc::clone(&cmp)));
-                Some(cmp)
-            }
-        }
-    }
-}
-
-/// The Compare window's own state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompareView {
-    /// Show only tasks whose verdict changed.
-    pub changed_only: bool,
-}
-
-impl Default for CompareView {
-    fn default() -> Self {
-        CompareView { changed_only: true }
-    }
-}
-
 impl App {
     pub(super) fn compare_ui(&mut self, ui: &mut egui::Ui) {
-        if self.session.baseline.is_none() {
-            return;
-        }
-        let derived = self.session.derived();
-        let revision = self.session.revision;
-        let Some(baseline) = self.session.baseline.as_mut() else {
+        let Some(baseline) = self.workbench.baseline() else {
             return;
         };
-        let cmp = baseline.comparison(revision, &derived);
         let path = baseline.path.clone();
         let curve_a = baseline.curve.clone();
         let outcomes_a = baseline.run.summary.outcomes.clone();
+        let derived = self.workbench.derived();
+        let cmp = self.workbench.comparison();
         let mut open = true;
         egui::Window::new("Compare runs")
             .open(&mut open)
@@ -103,7 +42,7 @@ impl App {
                         .on_hover_text(path.display().to_string());
                     ui.separator();
                     ui.label(RichText::new("B").strong());
-                    ui.label(if self.session.is_running() {
+                    ui.label(if self.workbench.is_running() {
                         "the run in progress"
                     } else {
                         "the results on screen"
@@ -119,7 +58,7 @@ impl App {
                     cols[0].strong("pass@k");
                     show_curves(&mut cols[0], &curve_a, &derived.curve);
                     cols[1].strong("Outcomes");
-                    let b = derived.summary.as_ref().map(|s| &s.outcomes);
+                    let b = Some(&derived.summary.outcomes);
                     show_histograms(&mut cols[1], &outcomes_a, b);
                 });
                 ui.separator();
@@ -206,13 +145,6 @@ fn figure_row(ui: &mut egui::Ui, tokens: &Tokens, name: &str, a: Option<f64>, b:
         }
     }
     ui.end_row();
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
 }
 
 /// Both pass@k curves on one plot.

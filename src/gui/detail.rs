@@ -16,7 +16,7 @@ impl App {
         let Some(index) = self.grid.selected else {
             return;
         };
-        if index >= self.session.store.candidates.len() {
+        if index >= self.workbench.store.candidates.len() {
             self.grid.selected = None;
             return;
         }
@@ -52,7 +52,7 @@ impl App {
     }
 
     fn detail_header_ui(&mut self, ui: &mut egui::Ui, index: usize) {
-        let store = &self.session.store;
+        let store = &self.workbench.store;
         let c = &store.candidates[index];
         ui.horizontal_wrapped(|ui| {
             ui.heading(format!("{}  #{}", store.task_id(c), c.sample));
@@ -95,7 +95,7 @@ impl App {
     }
 
     fn code_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let c = &self.session.store.candidates[index];
+        let c = &self.workbench.store.candidates[index];
         if c.code.is_empty() {
             ui.weak_label("No program: the generation had no code block.");
             return;
@@ -110,13 +110,13 @@ impl App {
     }
 
     fn generation_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let c = &self.session.store.candidates[index];
+        let c = &self.workbench.store.candidates[index];
         copy_button(ui, "Copy generation", &c.generation);
         ui.add(egui::Label::new(RichText::new(&c.generation).monospace()).selectable(true));
     }
 
     fn assertions_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let store = &self.session.store;
+        let store = &self.workbench.store;
         let c = &store.candidates[index];
         let Some(task) = store.tasks.get(c.task) else {
             return;
@@ -151,7 +151,7 @@ impl App {
     }
 
     fn output_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let Some(r) = &self.session.store.candidates[index].result else {
+        let Some(r) = &self.workbench.store.candidates[index].result else {
             return;
         };
         for (title, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
@@ -171,27 +171,16 @@ impl App {
     }
 
     fn payload_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let Some(program) = self.session.program_of(index) else {
-            return;
-        };
-        let python = match &self.session.python {
-            Ok(p) => p.clone(),
+        let limits = self.state.settings.run_settings().limits;
+        let (python, payload) = match self.workbench.payload_of(index, &limits) {
+            Ok(described) => described,
             Err(e) => {
                 ui.error_label(e);
                 return;
             }
         };
-        let limits = self
-            .session
-            .last_run
-            .as_ref()
-            .map(|r| r.settings.limits.clone())
-            .unwrap_or_else(|| self.state.settings.run_settings().limits);
-        let payload = sandbox::describe_payload(&program, &limits, &python);
         ui.weak_label(format!(
-            "{} receives this on stdin as `{} -s -S -B -c <harness>`: each field is `<byte length>\\n<bytes>` (token, setup, program, denylist, sys.path, flags, then one field per assertion).",
-            python.executable.display(),
-            python.executable.display()
+            "{python} receives this on stdin as `{python} -s -S -B -c <harness>`: each field is `<byte length>\\n<bytes>` (token, setup, program, denylist, sys.path, flags, then one field per assertion).",
         ));
         copy_button(ui, "Copy payload", &payload);
         ui.add(egui::Label::new(RichText::new(payload).monospace()).selectable(true));

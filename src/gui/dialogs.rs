@@ -94,7 +94,7 @@ impl Dialogs {
         self.spawn(ctx, move || {
             let ext = export.extension();
             let path = rfd::FileDialog::new()
-                .set_title(export.label().trim_end_matches('…'))
+                .set_title(super::command::export_label(export).trim_end_matches('…'))
                 .set_file_name(export.default_name())
                 .add_filter(ext, &[ext])
                 .save_file()?;

@@ -7,18 +7,18 @@ use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::app::App;
 use super::command::Command;
-use super::session::Progress;
 use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
 use super::view::Column;
 use crate::sandbox::Outcome;
+use crate::workbench::Progress;
 
 impl App {
     pub(super) fn grid_ui(&mut self, ui: &mut egui::Ui) {
         egui::CentralPanel::default().show(ui, |ui| {
             self.grid_controls_ui(ui);
             ui.add_space(4.0);
-            if self.session.store.candidates.is_empty() {
+            if self.workbench.store.candidates.is_empty() {
                 ui.add_space(40.0);
                 ui.vertical_centered(|ui| {
                     ui.heading("No candidates yet");
@@ -31,18 +31,13 @@ impl App {
     }
 
     fn grid_controls_ui(&mut self, ui: &mut egui::Ui) {
-        let outcomes = self
-            .session
-            .derived()
-            .summary
-            .as_ref()
-            .map(|s| s.outcomes.clone())
-            .unwrap_or_default();
+        let derived = self.workbench.derived();
+        let outcomes = &derived.summary.outcomes;
         ui.horizontal_wrapped(|ui| {
             ui.label("Show:");
             let tokens = Tokens::of(ui);
             for outcome in Outcome::ALL {
-                let i = Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0);
+                let i = outcome.index();
                 let shown = self.grid.shown[i];
                 let count = outcomes.get(&outcome).copied().unwrap_or(0);
                 let text = RichText::new(format!("{} {count}", outcome.as_str()));
@@ -64,12 +59,7 @@ impl App {
                 self.grid.shown = [true; 5];
                 self.grid.invalidate();
             }
-            let flagged = self
-                .session
-                .derived()
-                .summary
-                .as_ref()
-                .map_or(0, |s| s.flagged);
+            let flagged = derived.summary.flagged;
             let text = RichText::new(format!("⚑ flagged {flagged}"));
             let chip = if self.grid.flagged_only {
                 egui::Button::new(text.color(tokens.on_outcome)).fill(tokens.flag)
@@ -95,7 +85,7 @@ impl App {
             if search.changed() {
                 self.grid.invalidate();
             }
-            let (shown, all) = (self.grid.rows.len(), self.session.store.candidates.len());
+            let (shown, all) = (self.grid.rows.len(), self.workbench.store.candidates.len());
             ui.weak_label(if shown == all {
                 format!("{all} rows")
             } else {
@@ -110,8 +100,8 @@ impl App {
         let mut clicked_header = None;
         let mut clicked_row = None;
         let selected = self.grid.selected;
-        let store = &self.session.store;
-        let progress = &self.session.progress;
+        let store = &self.workbench.store;
+        let progress = &self.workbench.progress;
         let rows = &self.grid.rows;
         let (sort, ascending) = (self.grid.sort, self.grid.ascending);
         // Cells are plain text so a click anywhere on a row selects it.

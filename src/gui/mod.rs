@@ -12,7 +12,6 @@ mod dialogs;
 mod grid;
 mod problems;
 mod screenshot;
-mod session;
 mod settings;
 mod state;
 mod status;
@@ -26,8 +25,7 @@ use std::path::PathBuf;
 
 pub use app::{App, Calculator, DetailTab};
 pub use command::{Command, Export, FileTarget};
-pub use session::{Progress, Session};
-pub use state::{AppState, Settings, ThemeChoice};
+pub use state::{AppState, ThemeChoice};
 pub use view::{Column, GridView};
 
 /// How the app starts.

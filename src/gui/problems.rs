@@ -10,8 +10,8 @@ use super::ui_ext::UiExt;
 
 impl App {
     pub(super) fn problems_ui(&mut self, ui: &mut egui::Ui) {
-        let problems = self.session.problems();
-        let missing = self.session.plan.as_ref().map_or(0, |p| p.missing.len());
+        let problems = self.workbench.problems();
+        let missing = self.workbench.plan.as_ref().map_or(0, |p| p.missing.len());
         if problems.is_empty() && missing == 0 {
             return;
         }
@@ -31,7 +31,7 @@ impl App {
             })
             .collect();
         let missing_ids = self
-            .session
+            .workbench
             .plan
             .as_ref()
             .map(|p| p.missing.join(", "))
@@ -42,7 +42,7 @@ impl App {
                 if !rows.is_empty() {
                     ui.error_label(format!("⚠ {} problem(s) in the inputs", rows.len()));
                     ui.checkbox(
-                        &mut self.session.run_valid_anyway,
+                        &mut self.workbench.run_valid_anyway,
                         "Run the valid records anyway",
                     )
                     .on_hover_text("Invalid records are left out of the run and listed here");

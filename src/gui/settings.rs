@@ -3,8 +3,10 @@
 
 use super::app::App;
 use super::command::Command;
-use super::state::Settings;
 use super::ui_ext::UiExt;
+use crate::engine::MAX_WORKERS;
+use crate::sandbox::MAX_TIMEOUT;
+use crate::workbench::{Python, Settings};
 
 impl App {
     pub(super) fn settings_ui(&mut self, ui: &mut egui::Ui) {
@@ -14,7 +16,7 @@ impl App {
             .resizable(false)
             .default_width(380.0)
             .show(ui.ctx(), |ui| {
-                let running = self.session.is_running();
+                let running = self.workbench.is_running();
                 ui.add_enabled_ui(!running, |ui| self.settings_form_ui(ui));
                 if running {
                     ui.weak_label("Settings apply to the next run.");
@@ -28,15 +30,20 @@ impl App {
         let mut detect = false;
         egui::Grid::new("settings_grid").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
             ui.label("Timeout");
-            ui.add(egui::DragValue::new(&mut s.timeout_s).range(0.1..=30.0).speed(0.1).suffix(" s"))
-                .on_hover_text("Wall clock per candidate, from spawn. A task's metadata.timeout_s overrides it; at most 30 s.");
+            let max = MAX_TIMEOUT.as_secs_f64();
+            ui.add(egui::DragValue::new(&mut s.timeout_s).range(0.1..=max).speed(0.1).suffix(" s"))
+                .on_hover_text(format!("Wall clock per candidate, from spawn. A task's metadata.timeout_s overrides it; at most {max} s."));
             ui.end_row();
             ui.label("Output cap");
-            ui.add(egui::DragValue::new(&mut s.output_cap_kib).range(1..=1_048_576).suffix(" KiB"))
-                .on_hover_text("A candidate printing more than this on stdout or on stderr is killed: error, output overflow.");
+            let mut kib = s.output_cap_bytes.div_ceil(1024);
+            let cap = ui.add(egui::DragValue::new(&mut kib).range(1..=1_048_576).suffix(" KiB"));
+            if cap.changed() {
+                s.output_cap_bytes = kib * 1024;
+            }
+            cap.on_hover_text("A candidate printing more than this on stdout or on stderr is killed: error, output overflow.");
             ui.end_row();
             ui.label("Workers");
-            ui.add(egui::DragValue::new(&mut s.workers).range(1..=64))
+            ui.add(egui::DragValue::new(&mut s.workers).range(1..=MAX_WORKERS))
                 .on_hover_text("Candidates running at full priority at once (default: one per core). One still running after a second is lowered in priority and lets the next start.");
             ui.end_row();
             let interpreter = ui.label("Interpreter");
@@ -49,9 +56,10 @@ impl App {
             });
             ui.end_row();
             ui.label("");
-            match &self.session.python {
-                Ok(py) => ui.weak_label(format!("Python {} at {}", py.version, py.executable.display())),
-                Err(e) => ui.error_label(e),
+            match &self.workbench.python {
+                Python::Ready(py) => ui.weak_label(format!("Python {} at {}", py.version, py.executable.display())),
+                Python::Resolving(_) => ui.spinner(),
+                Python::Failed(e) => ui.error_label(e),
             };
             ui.end_row();
             ui.label("Memory");

@@ -4,15 +4,16 @@
 use super::app::App;
 use super::theme::Tokens;
 use super::ui_ext::UiExt;
+use crate::workbench::Python;
 
 impl App {
     pub(super) fn status_ui(&mut self, ui: &mut egui::Ui) {
         egui::Panel::bottom("status").show(ui, |ui| {
             ui.add_space(3.0);
             ui.horizontal(|ui| {
-                let total = self.session.store.candidates.len();
-                let done = self.session.done;
-                if let Some(elapsed) = self.session.running_for() {
+                let total = self.workbench.store.candidates.len();
+                let done = self.workbench.done;
+                if let Some(elapsed) = self.workbench.running_for() {
                     let secs = elapsed.as_secs_f64().max(1e-3);
                     let rate = done as f64 / secs;
                     let eta = if rate > 0.0 {
@@ -39,7 +40,7 @@ impl App {
                             .desired_width(420.0)
                             .animate(true),
                     );
-                } else if let Some(end) = &self.session.last_run {
+                } else if let Some(end) = &self.workbench.last_run {
                     let secs = end.elapsed.as_secs_f64();
                     ui.label(format!(
                         "{} {done} / {total} in {secs:.1} s ({:.0} candidates/s)",
@@ -50,7 +51,7 @@ impl App {
                         },
                         if secs > 0.0 { done as f64 / secs } else { 0.0 }
                     ));
-                } else if let Some((_, file)) = &self.session.opened_run {
+                } else if let Some((_, file)) = &self.workbench.opened_run {
                     ui.label(format!(
                         "Saved run: {total} candidates, ran in {:.1} s{}",
                         file.summary.elapsed_s,
@@ -75,20 +76,28 @@ impl App {
                         ui.weak_label("strict integrity")
                             .on_hover_text("A flagged pass counts as error");
                     }
-                    match &self.session.python {
-                        Ok(py) => {
+                    match &self.workbench.python {
+                        Python::Ready(py) => {
                             ui.weak_label(format!("python {}", py.version))
                                 .on_hover_text(py.executable.display().to_string());
                         }
-                        Err(e) => {
+                        Python::Resolving(command) => {
+                            ui.spinner()
+                                .on_hover_text(format!("looking for `{command}`"));
+                        }
+                        Python::Failed(e) => {
                             ui.error_label("no python").on_hover_text(e.clone());
                         }
                     }
-                    if let Some(last) = self.session.notices.last().cloned() {
+                    if self.workbench.is_busy() {
+                        ui.spinner();
+                        ui.weak_label("reading…");
+                    }
+                    if let Some(last) = self.workbench.notices.last().cloned() {
                         ui.separator();
-                        let more = self.session.notices.len() > 1;
+                        let more = self.workbench.notices.len() > 1;
                         if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
-                            self.session.notices.pop();
+                            self.workbench.notices.pop();
                         }
                         let label = if last.error {
                             ui.error_label(&last.text)
@@ -97,7 +106,7 @@ impl App {
                         };
                         if more {
                             label.on_hover_text(
-                                self.session
+                                self.workbench
                                     .notices
                                     .iter()
                                     .map(|n| n.text.as_str())

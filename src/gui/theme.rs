@@ -75,7 +75,7 @@ impl Tokens {
 
     /// The fill colour of an outcome.
     pub fn outcome(&self, outcome: Outcome) -> Color32 {
-        let i = Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0);
+        let i = outcome.index();
         self.outcome[i]
     }
 }

@@ -3,10 +3,9 @@
 use egui::{Button, RichText};
 
 use super::app::{App, shortcut};
-use super::command::{Command, Export, FileTarget};
+use super::command::{Command, EXPORT_MENU, Export, FileTarget, export_label};
 use super::state::{RecentKind, ThemeChoice};
-use super::ui_ext::UiExt;
-use crate::demo;
+use super::ui_ext::{UiExt, file_name};
 
 impl App {
     pub(super) fn toolbar_ui(&mut self, ui: &mut egui::Ui) {
@@ -122,8 +121,8 @@ impl App {
     }
 
     fn run_buttons_ui(&mut self, ui: &mut egui::Ui) {
-        let running = self.session.is_running();
-        let why_not = self.session.cannot_run();
+        let running = self.workbench.is_running();
+        let why_not = self.workbench.cannot_run();
         let run_hint = ui.ctx().format_shortcut(&shortcut::RUN);
         let run = ui
             .add_enabled(
@@ -145,16 +144,19 @@ impl App {
     }
 
     fn export_menu_ui(&mut self, ui: &mut egui::Ui) {
-        let has_results = self.session.done > 0;
+        let has_results = self.workbench.done > 0;
         ui.add_enabled_ui(has_results, |ui| {
             ui.menu_button("💾 Export ⏷", |ui| {
-                for export in Export::ALL {
+                for export in EXPORT_MENU {
                     let hint = match export {
                         Export::CandidatesCsv => ui.ctx().format_shortcut(&shortcut::EXPORT_CSV),
                         Export::RunFile => ui.ctx().format_shortcut(&shortcut::SAVE_RUN),
                         _ => String::new(),
                     };
-                    if ui.button(format!("{}  {hint}", export.label())).clicked() {
+                    if ui
+                        .button(format!("{}  {hint}", export_label(export)))
+                        .clicked()
+                    {
                         self.push(Command::SaveDialog(export));
                     }
                 }
@@ -166,7 +168,7 @@ impl App {
 
     fn inputs_line_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
-            if let Some((path, file)) = &self.session.opened_run {
+            if let Some((path, file)) = &self.workbench.opened_run {
                 ui.label(RichText::new("Saved run").strong());
                 ui.label(file_name(path)).on_hover_text(path.display().to_string());
                 ui.weak_label(format!(
@@ -175,12 +177,12 @@ impl App {
                 ));
                 return;
             }
-            if self.session.is_demo() {
+            if self.workbench.is_demo() {
                 ui.label(RichText::new("Demo set").strong());
                 ui.weak_label("built in: six small tasks, five answers each, every outcome represented. Open your own files to evaluate them.");
                 return;
             }
-            match &self.session.tasks {
+            match &self.workbench.tasks {
                 Some(t) => {
                     ui.label(RichText::new("Tasks").strong());
                     ui.label(file_name(&t.path)).on_hover_text(t.path.display().to_string());
@@ -197,7 +199,7 @@ impl App {
                 }
             }
             ui.separator();
-            match &self.session.generations {
+            match &self.workbench.generations {
                 Some(g) => {
                     ui.label(RichText::new("Generations").strong());
                     ui.label(file_name(&g.path)).on_hover_text(g.path.display().to_string());
@@ -207,21 +209,10 @@ impl App {
                     ui.weak_label("No generations file yet.");
                 }
             }
-            if let Some(plan) = &self.session.plan {
+            if let Some(plan) = &self.workbench.plan {
                 ui.separator();
                 ui.weak_label(format!("{} candidates", plan.jobs.len()));
             }
         });
     }
-}
-
-fn file_name(path: &std::path::Path) -> String {
-    if path == std::path::Path::new(demo::TASKS_NAME)
-        || path == std::path::Path::new(demo::GENERATIONS_NAME)
-    {
-        return path.display().to_string();
-    }
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }

@@ -46,3 +46,15 @@ impl UiExt for Ui {
         }
     }
 }
+
+/// A file's name for display (the demo's built-in names whole).
+pub fn file_name(path: &std::path::Path) -> String {
+    if path == std::path::Path::new(crate::demo::TASKS_NAME)
+        || path == std::path::Path::new(crate::demo::GENERATIONS_NAME)
+    {
+        return path.display().to_string();
+    }
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}

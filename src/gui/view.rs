@@ -5,9 +5,9 @@
 use std::cmp::Ordering;
 use std::time::{Duration, Instant};
 
-use super::session::Progress;
 use crate::sandbox::Outcome;
 use crate::store::Store;
+use crate::workbench::Progress;
 
 /// Grid columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +114,7 @@ impl GridView {
 
     /// Shows only `outcome`, or everything when it already was the only one.
     pub fn focus(&mut self, outcome: Outcome) {
-        let i = outcome_index(outcome);
+        let i = outcome.index();
         let only = self.shown.iter().enumerate().all(|(j, s)| *s == (j == i));
         self.shown = if only {
             [true; 5]
@@ -126,7 +126,7 @@ impl GridView {
 
     /// Toggles one outcome.
     pub fn toggle(&mut self, outcome: Outcome) {
-        let i = outcome_index(outcome);
+        let i = outcome.index();
         self.shown[i] = !self.shown[i];
         self.dirty = true;
     }
@@ -165,8 +165,7 @@ impl GridView {
                 let c = &store.candidates[i];
                 let shown = match &c.result {
                     Some(r) => {
-                        self.shown[outcome_index(r.outcome)]
-                            && (!self.flagged_only || !r.flags.is_empty())
+                        self.shown[r.outcome.index()] && (!self.flagged_only || !r.flags.is_empty())
                     }
                     None => all && !self.flagged_only,
                 };
@@ -183,10 +182,6 @@ impl GridView {
         rows.sort_by(|i, j| if self.ascending { key(i, j) } else { key(j, i) }.then(i.cmp(j)));
         self.rows = rows;
     }
-}
-
-fn outcome_index(outcome: Outcome) -> usize {
-    Outcome::ALL.iter().position(|o| *o == outcome).unwrap_or(0)
 }
 
 fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: usize) -> Ordering {
@@ -217,5 +212,18 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
         Column::Detail => ra
             .map(|r| r.detail.as_str())
             .cmp(&rb.map(|r| r.detail.as_str())),
+    }
+}
+
+/// The Compare window's own state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompareView {
+    /// Show only tasks whose verdict changed.
+    pub changed_only: bool,
+}
+
+impl Default for CompareView {
+    fn default() -> Self {
+        CompareView { changed_only: true }
     }
 }

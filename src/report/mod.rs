@@ -4,14 +4,16 @@
 
 mod compare;
 mod csv_export;
+mod export;
 mod extra;
 mod journal;
 mod merge;
 mod runfile;
 
 pub use compare::{Change, Comparison, Figures, TaskDiff};
-pub use csv_export::{write_candidates_csv, write_summary_csv, write_tasks_csv};
-pub use extra::{human_eval_results, markdown_summary, write_human_eval_results, write_markdown};
+pub use csv_export::{candidates_csv, summary_csv, tasks_csv};
+pub use export::{Export, Exporter, Outputs, Source};
+pub use extra::{human_eval_results, markdown_summary};
 pub use journal::{Journal, read_journal};
 pub use merge::{MergeError, merge};
 pub use runfile::{
@@ -33,13 +35,22 @@ pub enum ExportError {
         /// Why.
         source: std::io::Error,
     },
-    /// Occurs when a CSV row cannot be encoded.
-    #[error("cannot write CSV {path}: {source}")]
-    Csv {
+    /// Occurs when the content cannot be encoded (CSV or JSON).
+    #[error("cannot encode the export: {0}")]
+    Encode(String),
+    /// Occurs when an export needs something the results do not have (a
+    /// comparison without a baseline, a run file before any run).
+    #[error("nothing to export: {0}")]
+    Unavailable(String),
+    /// Occurs when two outputs of one run name the same file.
+    #[error("{path} is named for two outputs ({first} and {second})")]
+    Clash {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: csv::Error,
+        /// The first output's flag or name.
+        first: &'static str,
+        /// The second.
+        second: &'static str,
     },
     /// Occurs when a file to reopen is not a readable run file.
     #[error("{path}: not an execscope run file: {reason}")]
@@ -49,6 +60,13 @@ pub enum ExportError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl ExportError {
+    /// An encoding failure, from the encoder's own error.
+    pub(crate) fn encode(e: impl std::fmt::Display) -> ExportError {
+        ExportError::Encode(e.to_string())
+    }
 }
 
 /// Writes `bytes` to `path` atomically (a temporary file beside it, then rename),

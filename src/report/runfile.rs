@@ -2,7 +2,7 @@
 //! are only ever added.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -352,15 +352,15 @@ impl RunFile {
     }
 
     /// Pretty JSON bytes.
-    pub fn to_json(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
+    pub fn to_json(&self) -> Result<Vec<u8>, ExportError> {
+        let mut out = serde_json::to_vec_pretty(self).map_err(ExportError::encode)?;
         out.push(b'\n');
-        out
+        Ok(out)
     }
 
     /// Writes the run file atomically.
     pub fn save(&self, path: &Path) -> Result<(), ExportError> {
-        super::write_atomic(path, &self.to_json())
+        super::write_atomic(path, &self.to_json()?)
     }
 
     /// Reads a run file (plain or gzip).
@@ -370,8 +370,17 @@ impl RunFile {
             reason,
         };
         let text = crate::input::read_text(path).map_err(|e| not(e.message))?;
+        RunFile::from_text(path, &text)
+    }
+
+    /// Reads a run file already decoded to `text` (`path` names it in messages).
+    pub fn from_text(path: &Path, text: &str) -> Result<RunFile, ExportError> {
+        let not = |reason: String| ExportError::NotARunFile {
+            path: path.to_path_buf(),
+            reason,
+        };
         let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| not(format!("line {}: {e}", e.line())))?;
+            serde_json::from_str(text).map_err(|e| not(format!("line {}: {e}", e.line())))?;
         match value.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(other) => return Err(not(format!("format {other:?} is not {FORMAT:?}"))),
@@ -431,14 +440,6 @@ impl RunFile {
             })
             .collect();
         Store { tasks, candidates }
-    }
-
-    /// Where the inputs came from, as paths.
-    pub fn input_paths(&self) -> (PathBuf, PathBuf) {
-        (
-            PathBuf::from(&self.inputs.tasks.path),
-            PathBuf::from(&self.inputs.generations.path),
-        )
     }
 }
 

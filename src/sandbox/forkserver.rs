@@ -62,14 +62,6 @@ fn unusable(python: &Interpreter, reason: String) -> SandboxError {
 }
 
 impl ForkServer {
-    /// Starts a server for candidates run under `limits` and waits until it
-    /// has loaded.
-    pub fn start(python: &Interpreter, limits: &Limits) -> Result<ForkServer, SandboxError> {
-        let server = ForkServer::launch(python, limits)?;
-        server.ready(python)?;
-        Ok(server)
-    }
-
     /// Starts a server and sends it its set-up, without waiting for it to load
     /// (see [`ForkServer::ready`]), so several can load at once.
     fn launch(python: &Interpreter, limits: &Limits) -> Result<ForkServer, SandboxError> {

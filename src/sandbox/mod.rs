@@ -107,6 +107,11 @@ impl Outcome {
         }
     }
 
+    /// The outcome's place in [`Outcome::ALL`].
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     /// Parses a contract string.
     pub fn parse(s: &str) -> Option<Outcome> {
         Outcome::ALL.into_iter().find(|o| o.as_str() == s)

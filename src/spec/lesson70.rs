@@ -37,7 +37,7 @@ const METRICS: [&str; 6] = [
 ];
 const MAX_FEW_SHOT: usize = 8;
 /// Per-task timeouts above this many seconds are capped to it.
-pub const MAX_TIMEOUT_S: f64 = 30.0;
+pub const MAX_TIMEOUT_S: f64 = crate::sandbox::MAX_TIMEOUT.as_secs_f64();
 
 pub(super) fn read(path: &Path, text: &str, set: &mut TaskSet) {
     let mut seen = HashMap::new();

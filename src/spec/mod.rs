@@ -103,13 +103,6 @@ pub struct TaskSet {
     pub errors: Vec<InputError>,
 }
 
-impl TaskSet {
-    /// Index of a task by id.
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.tasks.iter().position(|t| t.id == id)
-    }
-}
-
 /// Reads and validates a task file of any supported format.
 ///
 /// `Err` means the file as a whole is unusable (missing, not text, unknown format);
@@ -123,8 +116,13 @@ pub fn load_tasks(path: &Path) -> Result<TaskSet, InputError> {
 /// Like [`load_tasks`] for bytes already in memory; `path` names them in messages.
 pub fn parse_tasks(path: &Path, raw: Vec<u8>) -> Result<TaskSet, InputError> {
     let sha256 = input::sha256_hex(&raw);
-    let text = input::decode_text(path, raw)?;
-    let format = detect_format(path, &text)?;
+    tasks_from_text(path, sha256, &input::decode_text(path, raw)?)
+}
+
+/// Like [`parse_tasks`] for a file already decoded to `text`, whose raw bytes
+/// hash to `sha256`.
+pub fn tasks_from_text(path: &Path, sha256: String, text: &str) -> Result<TaskSet, InputError> {
+    let format = detect_format(path, text)?;
     let mut set = TaskSet {
         path: path.to_path_buf(),
         sha256,
@@ -134,10 +132,10 @@ pub fn parse_tasks(path: &Path, raw: Vec<u8>) -> Result<TaskSet, InputError> {
         errors: Vec::new(),
     };
     match format {
-        TaskFormat::Lesson70 => lesson70::read(path, &text, &mut set),
-        TaskFormat::HumanEval => humaneval::read(path, &text, &mut set),
-        TaskFormat::Mbpp => mbpp::read_jsonl(path, &text, &mut set),
-        TaskFormat::MbppSanitized => mbpp::read_sanitized(path, &text, &mut set)?,
+        TaskFormat::Lesson70 => lesson70::read(path, text, &mut set),
+        TaskFormat::HumanEval => humaneval::read(path, text, &mut set),
+        TaskFormat::Mbpp => mbpp::read_jsonl(path, text, &mut set),
+        TaskFormat::MbppSanitized => mbpp::read_sanitized(path, text, &mut set)?,
     }
     Ok(set)
 }

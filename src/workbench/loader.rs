@@ -1,0 +1,184 @@
+//! Slow work off the caller's thread: resolving the interpreter (it starts
+//! Python twice) and reading files (a 100 MB gzip takes seconds). Each job runs
+//! on a thread of its own and its result comes back through a channel; the
+//! waker tells the app to look.
+
+use std::path::{Path, PathBuf};
+
+use super::Baseline;
+use crate::engine::Waker;
+use crate::generations::{self, GenerationSet};
+use crate::input::{self, FileKind};
+use crate::report::RunFile;
+use crate::sandbox::Interpreter;
+use crate::spec::{self, TaskSet};
+
+/// What a file is opened as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A task file.
+    Tasks,
+    /// A generations file.
+    Generations,
+    /// A saved run, for inspection.
+    Run,
+    /// A saved run to compare the results with.
+    Baseline,
+    /// Whatever its content shows (a dropped file).
+    Any,
+}
+
+/// A file read and parsed.
+pub enum Opened {
+    /// A task file.
+    Tasks(TaskSet),
+    /// A generations file.
+    Generations(GenerationSet),
+    /// A saved run.
+    Run(Box<RunFile>),
+    /// A saved run to compare with.
+    Baseline(Box<Baseline>),
+}
+
+impl Opened {
+    /// The target it was opened as (`Any` resolved to what the file is).
+    pub fn target(&self) -> Target {
+        match self {
+            Opened::Tasks(_) => Target::Tasks,
+            Opened::Generations(_) => Target::Generations,
+            Opened::Run(_) => Target::Run,
+            Opened::Baseline(_) => Target::Baseline,
+        }
+    }
+}
+
+/// A finished job.
+pub(super) enum Done {
+    /// Interpreter request `ticket` resolved.
+    Python {
+        ticket: u64,
+        result: Result<Interpreter, String>,
+    },
+    /// A file read.
+    File {
+        path: PathBuf,
+        result: Result<Opened, String>,
+    },
+}
+
+/// The jobs in flight.
+pub(super) struct Loader {
+    tx: flume::Sender<Done>,
+    rx: flume::Receiver<Done>,
+    pending: usize,
+    tickets: u64,
+    waker: Option<Waker>,
+}
+
+impl Loader {
+    pub fn new() -> Loader {
+        let (tx, rx) = flume::unbounded();
+        Loader {
+            tx,
+            rx,
+            pending: 0,
+            tickets: 0,
+            waker: None,
+        }
+    }
+
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = Some(waker);
+    }
+
+    /// Whether a job is still running.
+    pub fn is_busy(&self) -> bool {
+        self.pending > 0
+    }
+
+    /// The ticket of the newest interpreter request.
+    pub fn newest_ticket(&self) -> u64 {
+        self.tickets
+    }
+
+    /// Resolves interpreter `command`; returns the request's ticket.
+    pub fn resolve(&mut self, command: &str) -> u64 {
+        self.tickets += 1;
+        let (ticket, command) = (self.tickets, command.to_owned());
+        self.spawn(move || Done::Python {
+            ticket,
+            result: Interpreter::resolve(&command).map_err(|e| e.to_string()),
+        });
+        ticket
+    }
+
+    /// Reads `path` as `target`.
+    pub fn open(&mut self, target: Target, path: PathBuf) {
+        self.spawn(move || Done::File {
+            result: read(target, &path),
+            path,
+        });
+    }
+
+    fn spawn(&mut self, job: impl FnOnce() -> Done + Send + 'static) {
+        self.pending += 1;
+        let (tx, waker) = (self.tx.clone(), self.waker.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(job());
+            if let Some(wake) = waker {
+                wake();
+            }
+        });
+    }
+
+    /// A finished job, if any; with `block`, waits for one while any runs.
+    pub fn next(&mut self, block: bool) -> Option<Done> {
+        if self.pending == 0 {
+            return None;
+        }
+        let done = if block {
+            self.rx.recv().ok()
+        } else {
+            self.rx.try_recv().ok()
+        };
+        if done.is_some() {
+            self.pending -= 1;
+        }
+        done
+    }
+}
+
+/// Reads and parses the file at `path` as `target`, reading it once.
+fn read(target: Target, path: &Path) -> Result<Opened, String> {
+    let e = |e: &dyn std::fmt::Display| e.to_string();
+    Ok(match target {
+        Target::Tasks => Opened::Tasks(spec::load_tasks(path).map_err(|x| e(&x))?),
+        Target::Generations => {
+            Opened::Generations(generations::load_generations(path).map_err(|x| e(&x))?)
+        }
+        Target::Run => Opened::Run(Box::new(RunFile::load(path).map_err(|x| e(&x))?)),
+        Target::Baseline => Opened::Baseline(Box::new(Baseline::open(path)?)),
+        Target::Any => {
+            let raw = std::fs::read(path).map_err(|x| {
+                e(&input::InputError::file(
+                    path,
+                    "read",
+                    format!("cannot read the file: {x}"),
+                ))
+            })?;
+            let sha256 = input::sha256_hex(&raw);
+            let text = input::decode_text(path, raw).map_err(|x| e(&x))?;
+            match input::sniff(path, &text).map_err(|x| e(&x))? {
+                FileKind::Tasks => {
+                    Opened::Tasks(spec::tasks_from_text(path, sha256, &text).map_err(|x| e(&x))?)
+                }
+                FileKind::Generations => Opened::Generations(
+                    generations::generations_from_text(path, sha256, &text).map_err(|x| e(&x))?,
+                ),
+                FileKind::RunFile => Opened::Run(Box::new(
+                    RunFile::from_text(path, &text).map_err(|x| e(&x))?,
+                )),
+            }
+        }
+    })
+}

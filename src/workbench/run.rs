@@ -1,0 +1,199 @@
+//! Run control: start, cancel, and the engine's events applied to the store.
+
+use std::time::{Duration, Instant};
+
+use super::Workbench;
+use crate::engine::{self, EngineEvent, EngineHandle, RunSettings, Waker};
+use crate::sandbox::Interpreter;
+
+/// Where a candidate is in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Not started.
+    Queued,
+    /// Its process is running.
+    Running,
+    /// Finished (the store has its result).
+    Done,
+}
+
+/// How the last run ended.
+#[derive(Debug, Clone)]
+pub struct RunEnd {
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// Stopped before every candidate ran.
+    pub cancelled: bool,
+    /// The settings it used.
+    pub settings: RunSettings,
+    /// The interpreter it used.
+    pub python: Interpreter,
+}
+
+/// A run in progress.
+pub(super) struct ActiveRun {
+    handle: EngineHandle,
+    events: flume::Receiver<EngineEvent>,
+    started: Instant,
+    settings: RunSettings,
+    python: Interpreter,
+    /// The user asked it to stop.
+    cancelled_by_user: bool,
+}
+
+/// A run asked for while the interpreter was still being resolved.
+pub(super) struct Requested {
+    settings: RunSettings,
+    waker: Waker,
+}
+
+impl Workbench {
+    /// Starts a run with `settings`; the engine calls `waker` after every event.
+    /// Asked while the interpreter is still being resolved, the run starts as
+    /// soon as it is found.
+    pub fn start(&mut self, settings: RunSettings, waker: Waker) {
+        if self.python.is_resolving() && self.run.is_none() {
+            self.requested = Some(Requested { settings, waker });
+            return;
+        }
+        if let Some(why) = self.cannot_run() {
+            self.notify(format!("cannot run: {why}"), true);
+            return;
+        }
+        let (Some(plan), Ok(python)) = (self.plan.clone(), self.python.interpreter()) else {
+            return;
+        };
+        let python = python.clone();
+        self.reset_results();
+        self.last_run = None;
+        let (tx, rx) = flume::unbounded();
+        match engine::start(plan, python.clone(), settings.clone(), tx, waker) {
+            Ok(handle) => {
+                self.run = Some(ActiveRun {
+                    handle,
+                    events: rx,
+                    started: Instant::now(),
+                    settings,
+                    python,
+                    cancelled_by_user: false,
+                })
+            }
+            Err(e) => self.notify(format!("cannot start the run: {e}"), true),
+        }
+    }
+
+    /// Starts the run asked for while the interpreter was being resolved.
+    pub(super) fn start_requested(&mut self) {
+        if let Some(Requested { settings, waker }) = self.requested.take() {
+            self.start(settings, waker);
+        }
+    }
+
+    /// Stops the running candidates (or a run waiting for the interpreter).
+    pub fn cancel(&mut self) {
+        self.requested = None;
+        if let Some(run) = &mut self.run {
+            run.cancelled_by_user = true;
+            run.handle.cancel();
+        }
+    }
+
+    /// Whether a run is in progress (or asked for and waiting for the
+    /// interpreter).
+    pub fn is_running(&self) -> bool {
+        self.run.is_some() || self.requested.is_some()
+    }
+
+    /// Time since the run started.
+    pub fn running_for(&self) -> Option<Duration> {
+        self.run.as_ref().map(|r| r.started.elapsed())
+    }
+
+    /// Applies pending engine events for at most `budget`; true if some remain.
+    pub(super) fn drain(&mut self, budget: Duration) -> bool {
+        let start = Instant::now();
+        loop {
+            let Some(run) = &self.run else { return false };
+            let Ok(event) = run.events.try_recv() else {
+                return false;
+            };
+            self.apply(event);
+            if start.elapsed() > budget {
+                return true;
+            }
+        }
+    }
+
+    /// Waits for the next engine event and applies it; false once no run is
+    /// going on.
+    pub(super) fn wait_for_event(&mut self) -> bool {
+        let Some(run) = &self.run else { return false };
+        match run.events.recv() {
+            Ok(event) => self.apply(event),
+            Err(_) => {
+                self.run = None;
+                return false;
+            }
+        }
+        true
+    }
+
+    fn apply(&mut self, event: EngineEvent) {
+        match event {
+            EngineEvent::Started { job } => {
+                if let Some(p) = self.progress.get_mut(job) {
+                    *p = Progress::Running;
+                }
+            }
+            EngineEvent::Finished { job, result } => {
+                self.store.record(job, result);
+                if let Some(p) = self.progress.get_mut(job) {
+                    *p = Progress::Done;
+                }
+                self.done += 1;
+                self.revision += 1;
+            }
+            EngineEvent::Progress { .. } => {}
+            EngineEvent::Failed { message } => {
+                self.notify(format!("the run stopped: {message}"), true)
+            }
+            EngineEvent::Done { elapsed, cancelled } => self.finish(elapsed, cancelled),
+        }
+    }
+
+    fn finish(&mut self, elapsed: Duration, cancelled: bool) {
+        let Some(run) = self.run.take() else { return };
+        for p in &mut self.progress {
+            if *p == Progress::Running {
+                *p = Progress::Queued;
+            }
+        }
+        run.handle.join();
+        let planned = self.store.candidates.len();
+        if self.done < planned && !run.cancelled_by_user {
+            self.notify(
+                format!(
+                    "the run stopped early: {} of {planned} candidates have results",
+                    self.done
+                ),
+                true,
+            );
+        } else {
+            self.notify(
+                format!(
+                    "{} {} of {planned} candidates in {:.1} s",
+                    if cancelled { "cancelled after" } else { "ran" },
+                    self.done,
+                    elapsed.as_secs_f64()
+                ),
+                false,
+            );
+        }
+        self.last_run = Some(RunEnd {
+            elapsed,
+            cancelled,
+            settings: run.settings,
+            python: run.python,
+        });
+    }
+}
