@@ -374,3 +374,66 @@ fn compare_refuses_a_file_that_is_not_a_run_file() {
             "lesson70_rules.jsonl: not an execscope run file",
         ));
 }
+
+/// Every output flag of `run`.
+const OUTPUT_FLAGS: [&str; 6] = [
+    "--json",
+    "--csv",
+    "--task-csv",
+    "--summary-csv",
+    "--results-jsonl",
+    "--markdown",
+];
+
+#[test]
+fn an_unwritable_path_for_any_output_is_refused_before_the_run() {
+    let dir = tempdir();
+    let nowhere = dir.path().join("no-such-folder/out");
+    for flag in OUTPUT_FLAGS {
+        // A writable output beside it must not be written either, and the
+        // interpreter (which does not exist) is never looked for: the run
+        // would fail on it otherwise.
+        let other = if flag == "--csv" {
+            "--markdown"
+        } else {
+            "--csv"
+        };
+        let written = dir.path().join(format!("other{flag}"));
+        execscope()
+            .args(["run", "-q", "--python", "no-such-python-anywhere", flag])
+            .arg(&nowhere)
+            .arg(other)
+            .arg(&written)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(format!(
+                "cannot write {}",
+                nowhere.display()
+            )));
+        assert!(!written.exists(), "{flag}: an output was written");
+    }
+}
+
+#[test]
+fn a_folder_or_a_file_named_twice_is_refused_before_the_run() {
+    let dir = tempdir();
+    execscope()
+        .args(["run", "-q", "--python", "no-such-python-anywhere", "--csv"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("it is a folder"));
+    let same = dir.path().join("out");
+    execscope()
+        .args(["run", "-q", "--python", "no-such-python-anywhere", "--csv"])
+        .arg(&same)
+        .arg("--markdown")
+        .arg(&same)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is named for two outputs (per-candidate CSV and Markdown summary)",
+        ));
+    assert!(!same.exists());
+}

@@ -15,6 +15,7 @@
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict, each flag, strict integrity.
+//! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
@@ -42,3 +43,4 @@ mod outcomes;
 mod readers;
 mod report;
 mod shard;
+mod workbench;

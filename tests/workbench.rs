@@ -1,0 +1,211 @@
+//! A whole session driven through the library's workbench, as the app drives
+//! it, without the `gui` feature: load, run, inspect, compare with a baseline,
+//! export, reopen. CI runs this module in the headless build too.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use execscope::report::{Change, Export, RunFile};
+use execscope::sandbox::Outcome;
+use execscope::workbench::{Python, Settings, Target, Workbench};
+
+use crate::util::tempdir;
+
+fn demo_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/demo")
+        .join(name)
+}
+
+/// A workbench with the demo's files opened from disk (the tasks gzipped),
+/// each as whatever its content shows.
+fn loaded(dir: &Path) -> Workbench {
+    let tasks = dir.join("tasks.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&tasks).unwrap(),
+        flate2::Compression::fast(),
+    );
+    gz.write_all(&std::fs::read(demo_file("tasks.jsonl")).unwrap())
+        .unwrap();
+    gz.finish().unwrap();
+    let mut bench = Workbench::new("python3");
+    bench.open(Target::Any, tasks.clone());
+    bench.open(Target::Any, demo_file("generations.jsonl"));
+    let mut opened = bench.wait_idle();
+    opened.sort_by_key(|(t, _)| *t == Target::Generations);
+    assert_eq!(
+        opened,
+        [
+            (Target::Tasks, tasks),
+            (Target::Generations, demo_file("generations.jsonl"))
+        ]
+    );
+    bench
+}
+
+#[test]
+fn a_whole_session_runs_through_the_workbench() {
+    let dir = tempdir();
+    let mut bench = loaded(dir.path());
+    assert!(
+        matches!(bench.python, Python::Ready(_)),
+        "{:?}",
+        bench.python
+    );
+    assert!(bench.problems().is_empty());
+    assert_eq!(bench.cannot_run(), None);
+    assert_eq!(bench.store.candidates.len(), 25);
+
+    // Run.
+    bench.start(Settings::default().run_settings(), Arc::new(|| {}));
+    assert!(bench.is_running());
+    bench.wait_idle();
+    assert!(!bench.is_running());
+    let end = bench.last_run.as_ref().expect("the run ended");
+    assert!(!end.cancelled);
+    assert_eq!(bench.done, 25);
+    let derived = bench.derived();
+    assert_eq!(derived.ks, [1]);
+    assert_eq!(derived.summary.outcomes[&Outcome::Pass], 11);
+    assert_eq!(derived.summary.outcomes[&Outcome::Timeout], 1);
+    assert_eq!(derived.summary.flagged, 1);
+    assert!((derived.summary.pass_at_k[&1] - 0.44).abs() < 1e-12);
+    assert!(derived.intervals.contains_key(&1), "settled figures");
+    assert_eq!(derived.band.len(), 5);
+    assert!(
+        bench
+            .notices
+            .last()
+            .unwrap()
+            .text
+            .starts_with("ran 25 of 25")
+    );
+
+    // Inspect one candidate: its program and the payload it received.
+    let program = bench.program_of(0).unwrap();
+    assert!(!program.assertions.is_empty());
+    let (python, payload) = bench
+        .payload_of(0, &Settings::default().run_settings().limits)
+        .unwrap();
+    assert!(python.contains("python"));
+    assert!(payload.contains(&program.assertions[0]));
+
+    // Compare with the saved demo run: the same verdicts on every task.
+    bench.open(
+        Target::Baseline,
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json"),
+    );
+    bench.wait_idle();
+    let cmp = bench.comparison().expect("a comparison");
+    assert_eq!(cmp.counts().get(&Change::Unchanged), Some(&5));
+    let (a, b) = cmp.pass_at_k[&1];
+    assert_eq!(a, b);
+
+    // Export every format.
+    for export in [
+        Export::CandidatesCsv,
+        Export::TasksCsv,
+        Export::SummaryCsv,
+        Export::RunFile,
+        Export::HumanEvalResults,
+        Export::Markdown,
+        Export::Changes,
+    ] {
+        let path = dir.path().join(export.default_name());
+        bench.export(export, &path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 0, "{export:?}");
+    }
+    let changes = std::fs::read_to_string(dir.path().join("changes.csv")).unwrap();
+    assert_eq!(changes.lines().count(), 1, "nothing changed: {changes}");
+    let run_path = dir.path().join("run.json");
+    let saved = RunFile::load(&run_path).unwrap();
+    assert_eq!(saved.candidates.len(), 25);
+    assert_eq!(saved.python.executable, python);
+    assert!(saved.inputs.tasks.path.ends_with("tasks.jsonl.gz"));
+    assert_eq!(saved.settings.timeout_s, 3.0);
+
+    // Reopen the run file: inspected, not re-run, the same figures, and its
+    // own export of the run file keeps its records.
+    let mut reopened = Workbench::new("python3");
+    reopened.open(Target::Any, run_path.clone());
+    assert_eq!(reopened.wait_idle(), [(Target::Run, run_path)]);
+    assert_eq!(reopened.done, 25);
+    assert!(reopened.cannot_run().is_some());
+    assert_eq!(reopened.derived().summary, bench.derived().summary);
+    let again = dir.path().join("again.json");
+    reopened.export(Export::RunFile, &again).unwrap();
+    let again = RunFile::load(&again).unwrap();
+    assert_eq!(again.settings, saved.settings);
+    assert_eq!(again.python, saved.python);
+    assert_eq!(again.summary.outcomes, saved.summary.outcomes);
+}
+
+#[test]
+fn a_run_asked_for_before_the_interpreter_is_found_starts_once_it_is() {
+    let dir = tempdir();
+    let mut bench = loaded(dir.path());
+    bench.detect_python("python3");
+    assert!(bench.python.is_resolving());
+    bench.start(Settings::default().run_settings(), Arc::new(|| {}));
+    assert!(bench.is_running());
+    bench.wait_idle();
+    assert_eq!(bench.done, 25);
+}
+
+#[test]
+fn a_cancelled_run_says_so_and_keeps_what_finished() {
+    let dir = tempdir();
+    let mut bench = loaded(dir.path());
+    bench.start(Settings::default().run_settings(), Arc::new(|| {}));
+    bench.cancel();
+    bench.wait_idle();
+    let end = bench.last_run.as_ref().expect("the run ended");
+    assert!(end.cancelled);
+    assert!(bench.done < 25);
+    assert!(
+        bench
+            .notices
+            .last()
+            .unwrap()
+            .text
+            .starts_with("cancelled after")
+    );
+}
+
+#[test]
+fn bad_files_and_a_missing_interpreter_become_notices_not_runs() {
+    let dir = tempdir();
+    let garbage = dir.path().join("garbage.bin");
+    std::fs::write(&garbage, [0u8, 159, 146, 150, 255]).unwrap();
+    let mut bench = Workbench::new("no-such-python-anywhere");
+    bench.open(Target::Any, garbage.clone());
+    bench.open(Target::Baseline, dir.path().join("missing.json"));
+    assert!(bench.wait_idle().is_empty());
+    let texts: Vec<&str> = bench.notices.iter().map(|n| n.text.as_str()).collect();
+    assert!(bench.notices.iter().all(|n| n.error), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("garbage.bin")), "{texts:?}");
+    assert!(
+        texts.iter().any(|t| t.contains("missing.json")),
+        "{texts:?}"
+    );
+    assert!(bench.baseline().is_none());
+    assert!(matches!(bench.python, Python::Failed(_)));
+
+    bench.load_demo();
+    bench.start(Settings::default().run_settings(), Arc::new(|| {}));
+    assert!(!bench.is_running());
+    assert!(
+        bench
+            .notices
+            .last()
+            .unwrap()
+            .text
+            .contains("no-such-python-anywhere"),
+        "{:?}",
+        bench.notices.last()
+    );
+    let nothing = dir.path().join("run.json");
+    assert!(bench.export(Export::RunFile, &nothing).is_err());
+    assert!(!nothing.exists());
+}
