@@ -258,15 +258,57 @@ fn slow_output_just_under_the_cap_passes() {
 }
 
 #[test]
-fn a_cpu_burner_without_wall_clock_progress_is_stopped_by_the_backstop() {
-    // The wall clock is the main control; the CPU limit is set just above it.
-    let r = run_with(
-        "while True:\n    pass\n",
-        &["True"],
-        &Limits::default(),
-        Duration::from_secs(1),
+fn the_cpu_backstop_is_a_kernel_limit_just_above_the_timeout() {
+    // What the kernel holds the candidate to, read from its own /proc entry
+    // (unconfined: confinement hides /proc/self).
+    let code = "print([l for l in open('/proc/self/limits') if l.startswith('Max cpu time')][0].split()[3:5])\n";
+    let unconfined = Limits {
+        confine: false,
+        ..Limits::default()
+    };
+    for fast in MODES {
+        let r = run_code_in(fast, code, &unconfined, Duration::from_secs(1));
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert_eq!(r.stdout.trim(), "['3', '4']", "fast start {fast}");
+        let off = Limits {
+            cpu_backstop: false,
+            ..unconfined.clone()
+        };
+        let r = run_code_in(fast, code, &off, Duration::from_secs(1));
+        assert_eq!(
+            r.stdout.trim(),
+            "['unlimited', 'unlimited']",
+            "fast start {fast}"
+        );
+    }
+}
+
+#[test]
+fn a_candidate_the_cpu_limit_stops_is_a_timeout_before_the_wall_clock() {
+    // The candidate lowers its own CPU limit to one second and burns: the
+    // kernel's SIGXCPU, not the 10 s wall clock, ends it.
+    let code = "import resource\n_, hard = resource.getrlimit(resource.RLIMIT_CPU)\nresource.setrlimit(resource.RLIMIT_CPU, (1, hard))\nwhile True:\n    pass\n";
+    let open = Limits {
+        confine: false,
+        process_guard: false,
+        ..Limits::default()
+    };
+    let start = Instant::now();
+    let r = run_with(code, &["True"], &open, Duration::from_secs(10));
+    assert_eq!(r.outcome, Outcome::Timeout, "{r:?}");
+    assert_eq!(r.detail, "CPU time limit");
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "the wall clock ended it"
     );
-    assert_eq!(r.outcome, Outcome::Timeout);
+    // Without the backstop the host does not count the signal as a timeout.
+    let off = Limits {
+        cpu_backstop: false,
+        ..open
+    };
+    let r = run_with(code, &["True"], &off, Duration::from_secs(10));
+    assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+    assert!(r.detail.contains("SIGXCPU"), "{}", r.detail);
 }
 
 #[test]

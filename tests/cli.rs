@@ -3,7 +3,7 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::util::tempdir;
+use crate::util::{fixture, tempdir};
 
 fn execscope() -> Command {
     Command::cargo_bin("execscope").unwrap()
@@ -93,8 +93,7 @@ fn strict_integrity_refuses_to_run_where_a_candidate_could_read_its_own_memory()
 
 #[test]
 fn run_refuses_invalid_tasks_with_exit_2_and_lists_them() {
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    let fixture = fixture("lesson70_rules.jsonl");
     let dir = tempdir();
     let gens = dir.path().join("g.jsonl");
     std::fs::write(
@@ -192,8 +191,7 @@ fn run_with_a_missing_interpreter_fails_with_a_hint() {
 
 #[test]
 fn validate_prints_every_error_and_exits_1() {
-    let fixture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    let fixture = fixture("lesson70_rules.jsonl");
     let out = execscope()
         .arg("validate")
         .arg(&fixture)
@@ -316,7 +314,7 @@ fn run_writes_human_eval_results_and_a_markdown_summary() {
 #[test]
 fn compare_lists_regressions_and_improvements_and_writes_their_csv() {
     let dir = tempdir();
-    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json");
+    let a = fixture("demo_run.json");
     let mut run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
     for t in run["tasks"].as_array_mut().unwrap() {
@@ -361,9 +359,8 @@ fn compare_lists_regressions_and_improvements_and_writes_their_csv() {
 
 #[test]
 fn compare_refuses_a_file_that_is_not_a_run_file() {
-    let a = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json");
-    let b =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lesson70_rules.jsonl");
+    let a = fixture("demo_run.json");
+    let b = fixture("lesson70_rules.jsonl");
     execscope()
         .arg("compare")
         .arg(&a)

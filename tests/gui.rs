@@ -1,13 +1,14 @@
 //! The desktop app driven headless through egui_kittest: the real app state, the
 //! real engine and the real python3. Widgets are found by their labels.
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use execscope::gui::{App, Column, Command, DetailTab, Launch};
 use execscope::sandbox::Outcome;
+
+use crate::util::{fixture, tempdir};
 
 /// One harness for every GUI test: the real app at projector size.
 /// Once the interpreter is found and the launch files are read.
@@ -57,12 +58,6 @@ fn finished_demo_run() -> Harness<'static, App> {
     });
     wait_for_run(&mut harness);
     harness
-}
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
 }
 
 #[test]
@@ -205,7 +200,7 @@ fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
         .push(Command::LoadTasks(fixture("lesson70_rules.jsonl")));
     settle(&mut harness);
     harness.run_steps(2);
-    let dir = execscope_test_dir();
+    let dir = tempdir();
     let gens = dir.path().join("g.jsonl");
     std::fs::write(
         &gens,
@@ -239,7 +234,7 @@ fn files_open_through_the_same_path_as_the_dialogs_and_report_problems() {
 
 #[test]
 fn a_saved_run_reopens_without_running_and_exports_csv() {
-    let dir = execscope_test_dir();
+    let dir = tempdir();
     let mut harness = finished_demo_run();
     let run_path = dir.path().join("demo-run.json");
     harness.state_mut().push(Command::Export(
@@ -296,13 +291,6 @@ fn the_keyboard_shortcut_runs_and_the_calculator_shows_its_value() {
     harness.get_by_label("pass@5 = 0.9167");
 }
 
-fn execscope_test_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("execscope-gui-")
-        .tempdir()
-        .unwrap()
-}
-
 /// Whether a test that needs a rendering stack must run: always in CI, elsewhere
 /// only where the stack is installed.
 fn required(what: &str, available: bool) -> bool {
@@ -340,7 +328,7 @@ fn the_window_starts_under_xvfb_and_saves_a_screenshot_of_the_run() {
     if !required("xvfb-run", xvfb) {
         return;
     }
-    let dir = execscope_test_dir();
+    let dir = tempdir();
     let shot = dir.path().join("shot.png");
     let out = std::process::Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x800x24"])
@@ -463,7 +451,7 @@ fn a_finished_run_shows_the_confidence_band_around_the_curve() {
 
 #[test]
 fn comparing_with_a_saved_run_lists_regressions_and_exports_the_changes() {
-    let dir = execscope_test_dir();
+    let dir = tempdir();
     // Baseline A: the demo run, but with every sample of `fib` passing.
     let mut a: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture("demo_run.json")).unwrap()).unwrap();

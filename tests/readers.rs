@@ -8,13 +8,7 @@ use execscope::generations::{self, GenerationFormat, TaskRef};
 use execscope::plan::Plan;
 use execscope::spec::{self, ProgramStyle, TaskFormat};
 
-use crate::util::tempdir;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name)
-}
+use crate::util::{fixture, tempdir};
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.join(name);

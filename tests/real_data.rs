@@ -6,9 +6,7 @@
 // Tests may panic on what they set up themselves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common as util;
+mod util;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

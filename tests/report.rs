@@ -1,7 +1,5 @@
 //! Exports: golden CSVs on fixed data and the run-file round trip.
 
-use std::path::Path;
-
 use execscope::engine::RunSettings;
 use execscope::report::{self, InputRecord, RunContext, RunFile};
 use execscope::sandbox::{CandidateResult, Interpreter, Outcome};
@@ -76,12 +74,7 @@ fn fixed_store() -> Store {
 }
 
 fn golden(name: &str) -> String {
-    std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data")
-            .join(name),
-    )
-    .unwrap()
+    std::fs::read_to_string(crate::util::fixture(name)).unwrap()
 }
 
 #[test]

@@ -19,12 +19,13 @@
 //! - `gui`: the desktop app driven headless (egui_kittest).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
-//! its own, so its long runs are not squeezed by these tests).
+//! its own, so its long runs are not squeezed by these tests); tests that change
+//! process-wide signal and descriptor state in `tests/signals.rs`; the long
+//! soak in `tests/soak.rs`. `util` is every binary's one helper module.
 
 // Tests may panic on what they set up themselves.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
 mod util;
 
 mod adversarial;

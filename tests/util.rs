@@ -1,14 +1,70 @@
-//! Sandbox helpers for the main test binary: build a program, run a snippet in
-//! both start-up modes (fresh and fast start, which must agree), check whether a
-//! process is still running.
+//! The one helper module of every test binary: the real interpreter (resolved
+//! once), a unique temp dir per test, the fixtures under `tests/data`, the
+//! real-data folder, and sandbox helpers that run a snippet in both start-up
+//! modes (fresh and fast start, which must agree).
+//!
+//! Each binary uses a part of it.
+#![allow(dead_code)]
 
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use execscope::plan::Program;
-use execscope::sandbox::{CandidateResult, Limits, Runner};
+use execscope::sandbox::{CandidateResult, Interpreter, Limits, Runner};
 
-pub use crate::common::{data_dir, python, tempdir};
+/// The real python3, resolved once; panics clearly when it is missing.
+pub fn python() -> &'static Interpreter {
+    static PY: OnceLock<Interpreter> = OnceLock::new();
+    PY.get_or_init(|| {
+        Interpreter::resolve("python3")
+            .unwrap_or_else(|e| panic!("these tests need a real python3 on PATH: {e}"))
+    })
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("execscope-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+/// A fixture file under `tests/data`.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// A file of the embedded demo set under `assets/demo`.
+pub fn demo_file(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/demo")
+        .join(name)
+}
+
+/// The shared real-data folder (`EXECSCOPE_DATA`, default `../shared/data`), or
+/// `None` with a printed notice when it is absent (a user's clone). In CI
+/// (`CI` set) its absence fails the test instead: there it must run.
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("EXECSCOPE_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    if dir.join("README.md").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the real data is missing at {} in CI, where these tests must run",
+        dir.display()
+    );
+    eprintln!(
+        "notice: real data not found at {} (set EXECSCOPE_DATA); skipping",
+        dir.display()
+    );
+    None
+}
 
 /// A program from code and assertions, with no setup.
 pub fn program(code: &str, assertions: &[&str]) -> Program {

@@ -3,20 +3,14 @@
 //! export, reopen. CI runs this module in the headless build too.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use execscope::report::{Change, Export, RunFile};
 use execscope::sandbox::Outcome;
 use execscope::workbench::{Python, Settings, Target, Workbench};
 
-use crate::util::tempdir;
-
-fn demo_file(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/demo")
-        .join(name)
-}
+use crate::util::{demo_file, fixture, tempdir};
 
 /// A workbench with the demo's files opened from disk (the tasks gzipped),
 /// each as whatever its content shows.
@@ -92,10 +86,7 @@ fn a_whole_session_runs_through_the_workbench() {
     assert!(payload.contains(&program.assertions[0]));
 
     // Compare with the saved demo run: the same verdicts on every task.
-    bench.open(
-        Target::Baseline,
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/demo_run.json"),
-    );
+    bench.open(Target::Baseline, fixture("demo_run.json"));
     bench.wait_idle();
     let cmp = bench.comparison().expect("a comparison");
     assert_eq!(cmp.counts().get(&Change::Unchanged), Some(&5));
