@@ -20,33 +20,32 @@ fn new_harness(launch: Launch) -> Harness<'static, App> {
     harness
 }
 
-/// Steps the app until its background work (finding the interpreter, reading
-/// files) is done.
-fn settle(harness: &mut Harness<'static, App>) {
+/// Steps the app while `busy` holds (for at most a minute): the engine and the
+/// background reads run on threads of their own.
+fn step_while(harness: &mut Harness<'static, App>, what: &str, busy: fn(&App) -> bool) {
     let start = Instant::now();
     harness.step();
-    while harness.state().workbench.is_busy() {
+    while busy(harness.state()) {
         assert!(
             start.elapsed() < Duration::from_secs(60),
-            "the background work did not finish"
+            "{what} did not finish"
         );
         std::thread::sleep(Duration::from_millis(10));
         harness.step();
     }
 }
 
-/// Steps the app until no run is in progress (the engine runs on its own threads).
+/// Steps the app until its background work (finding the interpreter, reading
+/// files) is done.
+fn settle(harness: &mut Harness<'static, App>) {
+    step_while(harness, "the background work", |app| {
+        app.workbench.is_busy()
+    });
+}
+
+/// Steps the app until no run is in progress.
 fn wait_for_run(harness: &mut Harness<'static, App>) {
-    let start = Instant::now();
-    harness.step();
-    while harness.state().workbench.is_running() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "the run did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-        harness.step();
-    }
+    step_while(harness, "the run", |app| app.workbench.is_running());
     harness.run_steps(3);
 }
 

@@ -38,6 +38,10 @@ fn loaded(dir: &Path) -> Workbench {
     bench
 }
 
+fn last_notice(bench: &Workbench) -> &str {
+    &bench.notices.last().expect("a notice").text
+}
+
 #[test]
 fn a_whole_session_runs_through_the_workbench() {
     let dir = tempdir();
@@ -67,14 +71,7 @@ fn a_whole_session_runs_through_the_workbench() {
     assert!((derived.summary.pass_at_k[&1] - 0.44).abs() < 1e-12);
     assert!(derived.intervals.contains_key(&1), "settled figures");
     assert_eq!(derived.band.len(), 5);
-    assert!(
-        bench
-            .notices
-            .last()
-            .unwrap()
-            .text
-            .starts_with("ran 25 of 25")
-    );
+    assert!(last_notice(&bench).starts_with("ran 25 of 25"));
 
     // Inspect one candidate: its program and the payload it received.
     let program = bench.program_of(0).unwrap();
@@ -94,15 +91,7 @@ fn a_whole_session_runs_through_the_workbench() {
     assert_eq!(a, b);
 
     // Export every format.
-    for export in [
-        Export::CandidatesCsv,
-        Export::TasksCsv,
-        Export::SummaryCsv,
-        Export::RunFile,
-        Export::HumanEvalResults,
-        Export::Markdown,
-        Export::Changes,
-    ] {
+    for export in Export::ALL {
         let path = dir.path().join(export.default_name());
         bench.export(export, &path).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() > 0, "{export:?}");
@@ -154,14 +143,7 @@ fn a_cancelled_run_says_so_and_keeps_what_finished() {
     let end = bench.last_run.as_ref().expect("the run ended");
     assert!(end.cancelled);
     assert!(bench.done < 25);
-    assert!(
-        bench
-            .notices
-            .last()
-            .unwrap()
-            .text
-            .starts_with("cancelled after")
-    );
+    assert!(last_notice(&bench).starts_with("cancelled after"));
 }
 
 #[test]
@@ -186,16 +168,7 @@ fn bad_files_and_a_missing_interpreter_become_notices_not_runs() {
     bench.load_demo();
     bench.start(Settings::default().run_settings(), Arc::new(|| {}));
     assert!(!bench.is_running());
-    assert!(
-        bench
-            .notices
-            .last()
-            .unwrap()
-            .text
-            .contains("no-such-python-anywhere"),
-        "{:?}",
-        bench.notices.last()
-    );
+    assert!(last_notice(&bench).contains("no-such-python-anywhere"));
     let nothing = dir.path().join("run.json");
     assert!(bench.export(Export::RunFile, &nothing).is_err());
     assert!(!nothing.exists());

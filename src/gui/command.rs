@@ -56,17 +56,6 @@ pub enum FileTarget {
     Baseline,
 }
 
-/// Every export of the Export menu, in menu order (the changes CSV is in the
-/// Compare window).
-pub const EXPORT_MENU: [Export; 6] = [
-    Export::CandidatesCsv,
-    Export::TasksCsv,
-    Export::SummaryCsv,
-    Export::RunFile,
-    Export::HumanEvalResults,
-    Export::Markdown,
-];
-
 /// An export's menu label.
 pub fn export_label(export: Export) -> &'static str {
     match export {

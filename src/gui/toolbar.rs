@@ -3,7 +3,7 @@
 use egui::{Button, RichText};
 
 use super::app::{App, shortcut};
-use super::command::{Command, EXPORT_MENU, Export, FileTarget, export_label};
+use super::command::{Command, Export, FileTarget, export_label};
 use super::state::{RecentKind, ThemeChoice};
 use super::ui_ext::{UiExt, file_name};
 
@@ -147,7 +147,8 @@ impl App {
         let has_results = self.workbench.done > 0;
         ui.add_enabled_ui(has_results, |ui| {
             ui.menu_button("💾 Export ⏷", |ui| {
-                for export in EXPORT_MENU {
+                // The changes CSV is in the Compare window.
+                for export in Export::ALL.into_iter().filter(|e| *e != Export::Changes) {
                     let hint = match export {
                         Export::CandidatesCsv => ui.ctx().format_shortcut(&shortcut::EXPORT_CSV),
                         Export::RunFile => ui.ctx().format_shortcut(&shortcut::SAVE_RUN),

@@ -117,6 +117,17 @@ pub enum Export {
 }
 
 impl Export {
+    /// Every export, in menu order.
+    pub const ALL: [Export; 7] = [
+        Export::CandidatesCsv,
+        Export::TasksCsv,
+        Export::SummaryCsv,
+        Export::RunFile,
+        Export::HumanEvalResults,
+        Export::Markdown,
+        Export::Changes,
+    ];
+
     /// The format's exporter.
     pub fn exporter(self) -> &'static dyn Exporter {
         match self {
