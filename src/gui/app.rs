@@ -221,6 +221,10 @@ impl App {
             Command::ForgetRecent(p) => self.state.recent.retain(|(_, q)| *q != p),
             Command::OpenBaseline(p) => self.workbench.open(Target::Baseline, p),
             Command::CloseBaseline => self.workbench.set_baseline(None),
+            Command::RunValidAnyway(on) => self.workbench.run_valid_anyway = on,
+            Command::DismissNotice => {
+                self.workbench.notices.pop();
+            }
         }
     }
 

@@ -41,6 +41,10 @@ pub enum Command {
     OpenBaseline(PathBuf),
     /// Close the comparison.
     CloseBaseline,
+    /// Run the valid records although some are invalid (or not).
+    RunValidAnyway(bool),
+    /// Dismiss the newest message.
+    DismissNotice,
 }
 
 /// File kinds a dialog opens.

@@ -5,6 +5,7 @@ use egui::RichText;
 use egui_extras::{Column, TableBuilder};
 
 use super::app::App;
+use super::command::Command;
 use super::theme::size;
 use super::ui_ext::UiExt;
 
@@ -41,11 +42,14 @@ impl App {
             ui.horizontal_wrapped(|ui| {
                 if !rows.is_empty() {
                     ui.error_label(format!("⚠ {} problem(s) in the inputs", rows.len()));
-                    ui.checkbox(
-                        &mut self.workbench.run_valid_anyway,
-                        "Run the valid records anyway",
-                    )
-                    .on_hover_text("Invalid records are left out of the run and listed here");
+                    let mut anyway = self.workbench.run_valid_anyway;
+                    if ui
+                        .checkbox(&mut anyway, "Run the valid records anyway")
+                        .on_hover_text("Invalid records are left out of the run and listed here")
+                        .changed()
+                    {
+                        self.push(Command::RunValidAnyway(anyway));
+                    }
                 }
                 if missing > 0 {
                     ui.label(RichText::new(format!(

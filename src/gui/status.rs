@@ -2,6 +2,7 @@
 //! figures after, the interpreter, and messages. Also the drop-a-file overlay.
 
 use super::app::App;
+use super::command::Command;
 use super::theme::Tokens;
 use super::ui_ext::UiExt;
 use crate::workbench::Python;
@@ -97,7 +98,7 @@ impl App {
                         ui.separator();
                         let more = self.workbench.notices.len() > 1;
                         if ui.small_button("✖").on_hover_text("Dismiss").clicked() {
-                            self.workbench.notices.pop();
+                            self.push(Command::DismissNotice);
                         }
                         let label = if last.error {
                             ui.error_label(&last.text)
