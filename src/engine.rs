@@ -38,6 +38,20 @@ pub struct RunSettings {
     /// [`crate::integrity::apply_strict`]).
     #[serde(default)]
     pub strict_integrity: bool,
+    /// Rechecks after the run: candidates that timed out (every candidate
+    /// with `recheck_all`) run this many more times (see [`crate::recheck`]).
+    #[serde(default)]
+    pub recheck: u32,
+    /// Recheck every candidate, not only those that timed out.
+    #[serde(default)]
+    pub recheck_all: bool,
+    /// Per-task timeouts in seconds by task id (a calibration), which
+    /// override the default and the tasks' own.
+    #[serde(default)]
+    pub timeouts: std::collections::BTreeMap<String, f64>,
+    /// Where `timeouts` came from (a calibration file).
+    #[serde(default)]
+    pub timeouts_from: Option<String>,
 }
 
 impl Default for RunSettings {
@@ -48,6 +62,10 @@ impl Default for RunSettings {
             fast_start: false,
             require_confinement: false,
             strict_integrity: false,
+            recheck: 0,
+            recheck_all: false,
+            timeouts: Default::default(),
+            timeouts_from: None,
         }
     }
 }
@@ -75,7 +93,7 @@ pub enum EngineEvent {
         /// Index into the plan's jobs.
         job: usize,
         /// Its result.
-        result: CandidateResult,
+        result: Box<CandidateResult>,
     },
     /// `done` of `total` jobs have finished.
     Progress {
@@ -186,8 +204,10 @@ impl Shared {
     }
 
     fn timeout_for(&self, task: usize) -> Duration {
-        let per_task = self.plan.tasks.get(task).and_then(|t| t.timeout_s);
-        per_task
+        let task = self.plan.tasks.get(task);
+        let calibrated = task.and_then(|t| self.settings.timeouts.get(&t.id).copied());
+        calibrated
+            .or_else(|| task.and_then(|t| t.timeout_s))
             .map(Duration::from_secs_f64)
             .unwrap_or(self.settings.limits.timeout)
             .min(sandbox::MAX_TIMEOUT)
@@ -222,7 +242,10 @@ impl Shared {
         if self.settings.strict_integrity {
             crate::integrity::apply_strict(&mut result);
         }
-        self.send(EngineEvent::Finished { job, result });
+        self.send(EngineEvent::Finished {
+            job,
+            result: Box::new(result),
+        });
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
         self.send(EngineEvent::Progress { done, total });
     }
@@ -273,14 +296,11 @@ impl Shared {
                 // A fault of the host while running this candidate (it could
                 // not be started, supervised or confined) is its result: the
                 // run goes on and the candidate is not missing from it.
-                Err(e) => {
-                    let detail = format!("harness fault: {e}");
-                    self.finished(
-                        index,
-                        CandidateResult::not_run(&detail, total_assertions),
-                        total,
-                    );
-                }
+                Err(e) => self.finished(
+                    index,
+                    CandidateResult::harness_fault(&e.to_string(), total_assertions),
+                    total,
+                ),
             }
         }
     }
@@ -392,7 +412,7 @@ pub fn run_blocking(
     let mut elapsed = Duration::ZERO;
     for event in rx.iter() {
         match &event {
-            EngineEvent::Finished { job, result } => store.record(*job, result.clone()),
+            EngineEvent::Finished { job, result } => store.record(*job, (**result).clone()),
             EngineEvent::Failed { message } => failure = Some(message.clone()),
             EngineEvent::Done { elapsed: e, .. } => elapsed = *e,
             EngineEvent::Started { .. } | EngineEvent::Progress { .. } => {}

@@ -104,7 +104,7 @@ pub fn describe(limits: &Limits) -> String {
 /// Strict integrity: a flagged pass becomes `error` with detail
 /// `integrity: <flags>` and score 0. Anything else is left as it is.
 pub fn apply_strict(result: &mut CandidateResult) {
-    if result.outcome == Outcome::Pass && !result.flags.is_empty() {
+    if result.outcome == Outcome::Pass && result.flags.iter().any(|f| is_flag(f)) {
         result.outcome = Outcome::Error;
         result.score = 0.0;
         result.detail = format!("integrity: {}", result.flags.join(", "));

@@ -21,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod calibrate;
 pub mod demo;
 pub mod engine;
 pub mod generations;
@@ -31,6 +32,7 @@ pub mod integrity;
 pub mod passk;
 pub mod plan;
 pub mod postprocess;
+pub mod recheck;
 pub mod report;
 pub mod sandbox;
 pub mod schedule;

@@ -390,6 +390,8 @@ fn big_store(n: usize) -> execscope::store::Store {
                     stderr: String::new(),
                     timing: None,
                     flags: Vec::new(),
+                    fault: None,
+                    rechecks: Vec::new(),
                 }),
             }
         })

@@ -12,6 +12,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use execscope::calibrate::Calibration;
 use execscope::engine::{self, RunSettings};
 use execscope::generations::{self, GenerationSet};
 use execscope::plan::Plan;
@@ -192,4 +193,87 @@ fn burakyetistiren_raw_completions_match_the_official_count_without_extraction()
         passes > 109,
         "extraction should rescue fenced answers: {passes}"
     );
+}
+
+#[test]
+fn mbpp_calibration_flags_task_123_and_its_timeouts_pass_every_reference_at_the_default() {
+    let Some(data) = util::data_dir() else { return };
+    let _serial = SERIAL.lock();
+    let path = data.join("mbpp/mbpp.jsonl");
+    let tasks = spec::load_tasks(&path).unwrap();
+    let plan = Plan::build(&tasks, &generations::from_references(&tasks));
+    // The default 3 s timeout.
+    let settings = RunSettings::default();
+    let calibration = Calibration::measure(&plan, &path, 3, util::python(), &settings).unwrap();
+    assert_eq!(calibration.tasks.len(), 974);
+    let slow = calibration
+        .tasks
+        .iter()
+        .find(|t| t.task_id.rsplit('/').next() == Some("123"))
+        .expect("task 123");
+    eprintln!("task 123: {slow:?}");
+    assert!(slow.at_risk.is_some(), "{slow:?}");
+    assert!(
+        slow.worst_wall_ms > 3000.0,
+        "it takes about 4.2 s here: {slow:?}"
+    );
+    assert!(slow.suggested_timeout_s * 1000.0 > slow.worst_wall_ms);
+    assert!(
+        slow.worst_cpu_ms.is_some_and(|cpu| cpu > 2000.0),
+        "{slow:?}"
+    );
+    // At-risk tasks come first.
+    let first_safe = calibration.tasks.iter().position(|t| t.at_risk.is_none());
+    assert!(first_safe.is_some_and(|i| calibration.tasks[i..].iter().all(|t| t.at_risk.is_none())));
+
+    // The reference code with those timeouts, and no --timeout 10: all pass.
+    let calibrated = RunSettings {
+        timeouts: calibration.timeouts(),
+        ..RunSettings::default()
+    };
+    let done =
+        engine::run_blocking(&Arc::new(plan), util::python(), &calibrated, |_, _| {}).unwrap();
+    let s = done.store.summary(&[1]);
+    assert_eq!(s.outcomes[&Outcome::Pass], 974, "{:?}", s.outcomes);
+}
+
+#[test]
+fn calibrate_then_run_with_its_timeouts_records_them_in_the_run_file() {
+    let Some(data) = util::data_dir() else { return };
+    let _serial = SERIAL.lock();
+    let dir = util::tempdir();
+    let (calibration, run) = (dir.path().join("cal.json"), dir.path().join("run.json"));
+    let humaneval = data.join("humaneval/HumanEval.jsonl.gz");
+    assert_cmd::Command::cargo_bin("execscope")
+        .unwrap()
+        .args(["calibrate", "--repeat", "1", "--tasks"])
+        .arg(&humaneval)
+        .arg("--json")
+        .arg(&calibration)
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("164 tasks timed"));
+    assert_cmd::Command::cargo_bin("execscope")
+        .unwrap()
+        .args(["run", "-q", "--reference", "--tasks"])
+        .arg(&humaneval)
+        .arg("--timeouts")
+        .arg(&calibration)
+        .arg("--json")
+        .arg(&run)
+        .assert()
+        .success();
+    let run = execscope::report::RunFile::load(&run).unwrap();
+    assert_eq!(run.settings.timeouts.len(), 164);
+    assert_eq!(
+        run.settings.timeouts_from.as_deref(),
+        Some(calibration.display().to_string().as_str())
+    );
+    assert!(
+        run.settings
+            .timeouts
+            .values()
+            .all(|&t| (3.0..=30.0).contains(&t))
+    );
+    assert_eq!(run.summary.outcomes[&Outcome::Pass], 164);
 }

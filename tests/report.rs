@@ -23,6 +23,8 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         stderr: String::new(),
         timing: None,
         flags: Vec::new(),
+        fault: None,
+        rechecks: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict, each flag, strict integrity.
+//! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
 //!
@@ -40,6 +41,7 @@ mod faststart;
 mod gui;
 mod integrity;
 mod machine;
+mod numbers;
 mod outcomes;
 mod readers;
 mod report;

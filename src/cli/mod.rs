@@ -1,5 +1,7 @@
 //! Command-line definitions and dispatch.
 
+mod calibrate;
+mod compare;
 mod load;
 mod run;
 mod summary;
@@ -35,6 +37,10 @@ pub struct Cli {
 pub enum Command {
     /// Evaluate generations headless: progress on stderr, summary on stdout.
     Run(Box<RunArgs>),
+    /// Time each task's reference solution on this machine (HumanEval
+    /// canonical_solution, MBPP code; or --generations) and list the tasks at
+    /// risk of timing out, with a suggested timeout for each.
+    Calibrate(Box<CalibrateArgs>),
     /// Check a task file and print every validation error (exit 1 if any).
     Validate {
         /// The task file (lesson-70, HumanEval or MBPP; .gz is fine).
@@ -53,7 +59,8 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         k: Option<Vec<u32>>,
     },
-    /// Compare two run files: pass@k side by side, improved and regressed tasks.
+    /// Compare two run files: pass@k side by side, the paired difference over
+    /// shared tasks with its interval and p-value, improved and regressed tasks.
     Compare {
         /// The baseline run file.
         a: PathBuf,
@@ -62,10 +69,24 @@ pub enum Command {
         /// Write the changed tasks as CSV here.
         #[arg(long, value_name = "CHANGES.csv")]
         csv: Option<PathBuf>,
+        /// Write the comparison's figures, the paired test included, as JSON here.
+        #[arg(long, value_name = "COMPARE.json")]
+        json: Option<PathBuf>,
     },
 }
 
 #[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Runs of each reference.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// The task file, the limits and the interpreter as for `run`; `--json`
+    /// names the calibration file to write.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Task file (lesson-70 JSONL, HumanEval JSONL, MBPP JSONL or sanitized MBPP JSON;
     /// .gz is fine). Without it the embedded demo set runs.
@@ -139,6 +160,18 @@ pub struct RunArgs {
     /// (see the README's list of flags) counts as error, not pass.
     #[arg(long)]
     pub strict_integrity: bool,
+    /// After the run, run every candidate that timed out N more times; one
+    /// whose outcomes disagree is flagged `flaky` (its reported outcome stays
+    /// the first run's).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub recheck: u32,
+    /// With --recheck: recheck every candidate, not only those that timed out.
+    #[arg(long, requires = "recheck")]
+    pub recheck_all: bool,
+    /// Per-task timeouts from a calibration file (`execscope calibrate
+    /// --json`); they override --timeout and the tasks' own.
+    #[arg(long, value_name = "CALIBRATION.json")]
+    pub timeouts: Option<PathBuf>,
     /// Most bytes a candidate may keep in its directory, in MiB; 0 for none.
     #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_DISK_LIMIT >> 20)]
     pub disk_limit: u64,
@@ -201,7 +234,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Some(Command::Run(args)) => run::run(&args),
         Some(Command::Validate { file }) => load::validate(&file),
-        Some(Command::Compare { a, b, csv }) => summary::compare(&a, &b, csv.as_deref()),
+        Some(Command::Calibrate(args)) => calibrate::calibrate(&args),
+        Some(Command::Compare { a, b, csv, json }) => {
+            compare::compare(&a, &b, csv.as_deref(), json.as_deref())
+        }
         Some(Command::Merge { parts, output, k }) => summary::merge(&parts, &output, k.as_deref()),
         None => desktop(cli),
     }

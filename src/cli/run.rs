@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use execscope::calibrate::Calibration;
 use execscope::engine::{self, EngineEvent};
-use execscope::passk;
 use execscope::plan::Plan;
 use execscope::report::{
     Export, InputRecord, Journal, Outputs, RunContext, RunFile, ShardRecord, Source,
 };
 use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter};
 use execscope::workbench::Settings;
+use execscope::{passk, recheck};
 
 use super::{BadInput, RunArgs, load, summary};
 
@@ -32,7 +33,7 @@ fn planned_outputs(args: &RunArgs) -> Vec<(Export, PathBuf)> {
 }
 
 /// The settings the flags stand for.
-fn settings(args: &RunArgs) -> Settings {
+pub(super) fn settings(args: &RunArgs) -> Settings {
     Settings {
         timeout_s: args.timeout,
         output_cap_bytes: args.output_cap,
@@ -56,6 +57,8 @@ fn settings(args: &RunArgs) -> Settings {
         require_confinement: args.require_confinement,
         fast_start: args.fast_start,
         strict_integrity: args.strict_integrity,
+        recheck: args.recheck,
+        recheck_all: args.recheck_all,
     }
 }
 
@@ -78,7 +81,18 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             .map_err(|why| anyhow::anyhow!("--no-network is not available here: {why}"))?;
     }
     let python = Interpreter::resolve(&args.python)?;
-    let settings = settings(args).run_settings();
+    let mut settings = settings(args).run_settings();
+    if let Some(path) = &args.timeouts {
+        let calibration = Calibration::load(path).map_err(BadInput)?;
+        settings.timeouts = calibration.timeouts();
+        settings.timeouts_from = Some(path.display().to_string());
+        eprintln!(
+            "execscope: per-task timeouts from {} ({} tasks, {} at risk when it was made)",
+            path.display(),
+            settings.timeouts.len(),
+            calibration.at_risk().count()
+        );
+    }
     if let Some(s) = args.shard {
         eprintln!(
             "execscope: shard {}/{}: {} of the run's {} candidates",
@@ -120,7 +134,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         .transpose()?;
     let mut journal_error = None;
     let bar = summary::progress_bar(plan.jobs.len() as u64, args.quiet);
-    let done = engine::run_blocking(&plan, &python, &settings, |ev, store| match ev {
+    let mut done = engine::run_blocking(&plan, &python, &settings, |ev, store| match ev {
         EngineEvent::Progress { done, .. } => bar.set_position(*done as u64),
         EngineEvent::Finished { job, .. } => {
             if let Some(j) = journal.as_mut() {
@@ -134,6 +148,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     if let Some(e) = journal_error {
         eprintln!("execscope: warning: the journal could not be written: {e}");
+    }
+    if settings.recheck > 0 && done.failure.is_none() {
+        let rechecked = recheck::run_blocking(&plan, &mut done.store, &python, &settings)?;
+        eprintln!(
+            "execscope: rechecked {rechecked} candidate(s) {} more time(s) each",
+            settings.recheck
+        );
     }
 
     let ks: Vec<usize> = match &args.k {
@@ -195,6 +216,22 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 .as_deref()
                 .map(|why| format!(" ({why})"))
                 .unwrap_or_default()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let caveats = done.store.caveats(&ks);
+    if caveats.mostly_faults(finished) {
+        let first = done
+            .store
+            .candidates
+            .iter()
+            .filter_map(|c| c.result.as_ref())
+            .find(|r| r.fault.is_some())
+            .map(|r| r.detail.clone())
+            .unwrap_or_default();
+        eprintln!(
+            "execscope: the harness failed, not the model: {} of {finished} results are harness faults ({first}); these figures say nothing about the model",
+            caveats.harness_faults
         );
         return Ok(ExitCode::FAILURE);
     }

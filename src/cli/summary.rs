@@ -80,97 +80,14 @@ pub fn print(
         writeln!(out)?;
         writeln!(out, "{line}")?;
     }
+    for line in [s.caveats.faults_line(), s.caveats.flaky_line()]
+        .into_iter()
+        .flatten()
+    {
+        writeln!(out)?;
+        writeln!(out, "warning: {line}")?;
+    }
     Ok(())
-}
-
-/// `execscope compare A B`: pass@k side by side, then the tasks that changed.
-pub fn compare(
-    a: &std::path::Path,
-    b: &std::path::Path,
-    csv: Option<&std::path::Path>,
-) -> anyhow::Result<std::process::ExitCode> {
-    use execscope::report::{Change, Comparison, Export, Outputs, RunFile, Source};
-    let outputs = Outputs::prepare(csv.map(|p| (Export::Changes, p.to_path_buf())))
-        .map_err(|e| super::BadInput(e.to_string()))?;
-    let load = |p: &std::path::Path| RunFile::load(p).map_err(|e| super::BadInput(e.to_string()));
-    let (ra, rb) = (load(a)?, load(b)?);
-    let cmp = Comparison::new(&ra, &rb);
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "A: {}\nB: {}\n", a.display(), b.display())?;
-    writeln!(out, "{:<16}{:>10}{:>10}{:>10}", "", "A", "B", "B - A")?;
-    let (ma, mb) = cmp.mean_score;
-    writeln!(
-        out,
-        "{:<16}{ma:>10.4}{mb:>10.4}{:>+10.4}",
-        "mean score",
-        mb - ma
-    )?;
-    for (k, (va, vb)) in &cmp.pass_at_k {
-        let show = |v: &Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_else(|| "n/a".into());
-        let delta = match (va, vb) {
-            (Some(x), Some(y)) => format!("{:+.4}", y - x),
-            _ => String::new(),
-        };
-        writeln!(
-            out,
-            "{:<16}{:>10}{:>10}{delta:>10}",
-            format!("pass@{k}"),
-            show(va),
-            show(vb)
-        )?;
-    }
-    let (fa, fb) = cmp.flagged;
-    writeln!(
-        out,
-        "{:<16}{fa:>10}{fb:>10}{:>+10}",
-        "flagged",
-        fb as i64 - fa as i64
-    )?;
-    writeln!(out)?;
-    let counts = cmp.counts();
-    for change in [
-        Change::Improved,
-        Change::Regressed,
-        Change::Unchanged,
-        Change::OnlyA,
-        Change::OnlyB,
-    ] {
-        writeln!(
-            out,
-            "{:<16}{:>10}",
-            change.as_str(),
-            counts.get(&change).copied().unwrap_or(0)
-        )?;
-    }
-    for change in [Change::Regressed, Change::Improved] {
-        let tasks: Vec<&str> = cmp
-            .tasks
-            .iter()
-            .filter(|t| t.change == change)
-            .map(|t| t.task_id.as_str())
-            .collect();
-        if !tasks.is_empty() {
-            writeln!(out, "\n{} ({}):", change.as_str(), tasks.len())?;
-            for t in cmp.tasks.iter().filter(|t| t.change == change) {
-                let (a, b) = (t.a.unwrap_or_default(), t.b.unwrap_or_default());
-                writeln!(
-                    out,
-                    "  {:<24} passes {}/{} -> {}/{}, mean score {:.2} -> {:.2}",
-                    t.task_id, a.1, a.0, b.1, b.0, a.2, b.2
-                )?;
-            }
-        }
-    }
-    let no_results = Store::default();
-    let source = Source {
-        changes: Some(&cmp),
-        ..Source::of_store(&no_results, &[])
-    };
-    for (export, path, result) in outputs.write_all(&source) {
-        result?;
-        eprintln!("execscope: {} written to {}", export.what(), path.display());
-    }
-    Ok(std::process::ExitCode::SUCCESS)
 }
 
 /// `execscope merge`: joins the partial run files of a sharded run.

@@ -12,7 +12,7 @@ use super::command::{Command, Export, FileTarget};
 use super::dialogs::Dialogs;
 use super::screenshot::Screenshot;
 use super::state::{AppState, RecentKind, STORAGE_KEY, ThemeChoice};
-use super::view::{CompareView, GridView};
+use super::view::{CompareView, GridView, Only};
 use super::{Launch, theme};
 use crate::workbench::{Target, Workbench};
 
@@ -222,6 +222,8 @@ impl App {
             Command::OpenBaseline(p) => self.workbench.open(Target::Baseline, p),
             Command::CloseBaseline => self.workbench.set_baseline(None),
             Command::RunValidAnyway(on) => self.workbench.run_valid_anyway = on,
+            Command::FocusFaults => self.grid.focus_only(Only::Faults),
+            Command::FocusFlaky => self.grid.focus_only(Only::Flaky),
             Command::DismissNotice => {
                 self.workbench.notices.pop();
             }
@@ -319,6 +321,7 @@ impl eframe::App for App {
         self.charts_ui(ui);
         self.detail_ui(ui);
         self.problems_ui(ui);
+        self.caveats_ui(ui);
         self.grid_ui(ui);
         self.settings_ui(ui);
         self.compare_ui(ui);

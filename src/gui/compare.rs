@@ -12,7 +12,7 @@ use super::charts::{curve_points, outcome_plot, passk_plot};
 use super::command::{Command, Export};
 use super::theme::{Tokens, size};
 use super::ui_ext::{UiExt, file_name};
-use crate::report::{Change, Comparison};
+use crate::report::{Change, Comparison, PAIRED_RESAMPLES, Paired};
 use crate::sandbox::Outcome;
 
 /// Series names.
@@ -29,6 +29,7 @@ impl App {
         let outcomes_a = baseline.run.summary.outcomes.clone();
         let derived = self.workbench.derived();
         let cmp = self.workbench.comparison();
+        let paired = self.workbench.paired();
         let mut open = true;
         egui::Window::new("Compare runs")
             .open(&mut open)
@@ -52,7 +53,7 @@ impl App {
                     ui.weak_label("B has no results yet: run, or open a run file.");
                     return;
                 };
-                self.compare_controls_ui(ui, &cmp);
+                self.compare_controls_ui(ui, &cmp, &paired);
                 ui.separator();
                 ui.columns(2, |cols| {
                     cols[0].strong("pass@k");
@@ -69,20 +70,31 @@ impl App {
         }
     }
 
-    fn compare_controls_ui(&mut self, ui: &mut egui::Ui, cmp: &Comparison) {
+    fn compare_controls_ui(&mut self, ui: &mut egui::Ui, cmp: &Comparison, paired: &[Paired]) {
         let tokens = Tokens::of(ui);
         egui::Grid::new("compare_figures")
-            .num_columns(4)
+            .num_columns(5)
             .spacing([18.0, 4.0])
             .show(ui, |ui| {
                 for title in ["", "A", "B", "B − A"] {
                     ui.strong(title);
                 }
+                ui.strong("paired over shared tasks").on_hover_text(format!(
+                    "B − A over the tasks both runs have, its 95% paired bootstrap interval and the p-value of a paired permutation test ({PAIRED_RESAMPLES} resamples each, seeded)"
+                ));
                 ui.end_row();
                 let (ma, mb) = cmp.mean_score;
                 figure_row(ui, &tokens, "mean score", Some(ma), Some(mb));
+                ui.end_row();
                 for (k, (a, b)) in &cmp.pass_at_k {
                     figure_row(ui, &tokens, &format!("pass@{k}"), *a, *b);
+                    match paired.iter().find(|p| p.k == *k) {
+                        Some(p) => paired_cell(ui, &tokens, p),
+                        None => {
+                            ui.weak_label("–");
+                        }
+                    }
+                    ui.end_row();
                 }
                 let (fa, fb) = cmp.flagged;
                 ui.label("flagged")
@@ -119,6 +131,13 @@ impl App {
             {
                 self.push(Command::SaveDialog(Export::Changes));
             }
+            if ui
+                .button("Export comparison JSON…")
+                .on_hover_text("Every figure of this window, the paired test included")
+                .clicked()
+            {
+                self.push(Command::SaveDialog(Export::CompareJson));
+            }
         });
     }
 }
@@ -144,7 +163,27 @@ fn figure_row(ui: &mut egui::Ui, tokens: &Tokens, name: &str, a: Option<f64>, b:
             ui.weak_label("–");
         }
     }
-    ui.end_row();
+}
+
+/// The paired difference, its interval and p-value, coloured when it is
+/// distinguishable from noise; the verdict in words on hover.
+fn paired_cell(ui: &mut egui::Ui, tokens: &Tokens, p: &Paired) {
+    let text = format!(
+        "{:+.4} [{:+.4}, {:+.4}] p = {:.4} ({} tasks)",
+        p.difference, p.ci95.0, p.ci95.1, p.p_value, p.tasks
+    );
+    let text = if !p.significant() {
+        RichText::new(text)
+    } else if p.difference > 0.0 {
+        RichText::new(text)
+            .color(tokens.outcome(Outcome::Pass))
+            .strong()
+    } else {
+        RichText::new(text)
+            .color(tokens.outcome(Outcome::AssertionFail))
+            .strong()
+    };
+    ui.label(text).on_hover_text(p.verdict());
 }
 
 /// Both pass@k curves on one plot.

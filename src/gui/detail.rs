@@ -91,6 +91,21 @@ impl App {
         });
         if let Some(r) = &c.result {
             flags_ui(ui, &r.flags);
+            if !r.rechecks.is_empty() {
+                let all: Vec<&str> = std::iter::once(r.outcome)
+                    .chain(r.rechecks.iter().copied())
+                    .map(|o| o.as_str())
+                    .collect();
+                ui.weak_label(format!(
+                    "Outcomes of the first run and its rechecks: {} (the first is reported)",
+                    all.join(", ")
+                ));
+            }
+            if r.fault.is_some() {
+                ui.error_label(
+                    "A harness fault: the machine or the harness failed, not this candidate's code.",
+                );
+            }
         }
     }
 
@@ -204,9 +219,11 @@ fn flags_ui(ui: &mut egui::Ui, flags: &[String]) {
     for flag in flags {
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(format!("⚑ {flag}")).color(color).strong());
-            ui.label(
-                crate::integrity::explain(flag).unwrap_or("a flag this version does not know"),
-            );
+            ui.label(if flag == crate::recheck::FLAKY {
+                crate::recheck::FLAKY_MEANING
+            } else {
+                crate::integrity::explain(flag).unwrap_or("a flag this version does not know")
+            });
         });
     }
 }

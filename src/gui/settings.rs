@@ -85,6 +85,14 @@ impl App {
                     .on_disabled_hover_text(net.err().unwrap_or_default());
             });
             ui.end_row();
+            ui.label("Rechecks");
+            ui.horizontal(|ui| {
+                ui.add(egui::DragValue::new(&mut s.recheck).range(0..=20).suffix(" more runs"))
+                    .on_hover_text("After the run, each candidate that timed out runs this many more times; one whose outcomes disagree is flagged flaky. The reported outcome stays the first run's.");
+                ui.add_enabled(s.recheck > 0, egui::Checkbox::new(&mut s.recheck_all, "every candidate"))
+                    .on_hover_text("Recheck every candidate, not only those that timed out");
+            });
+            ui.end_row();
             ui.label("Confinement");
             ui.vertical(|ui| {
                 ui.checkbox(&mut s.confine, "Kernel confinement")

@@ -147,8 +147,9 @@ impl App {
         let has_results = self.workbench.done > 0;
         ui.add_enabled_ui(has_results, |ui| {
             ui.menu_button("💾 Export ⏷", |ui| {
-                // The changes CSV is in the Compare window.
-                for export in Export::ALL.into_iter().filter(|e| *e != Export::Changes) {
+                // The comparison's exports are in the Compare window.
+                let compare = [Export::Changes, Export::CompareJson];
+                for export in Export::ALL.into_iter().filter(|e| !compare.contains(e)) {
                     let hint = match export {
                         Export::CandidatesCsv => ui.ctx().format_shortcut(&shortcut::EXPORT_CSV),
                         Export::RunFile => ui.ctx().format_shortcut(&shortcut::SAVE_RUN),

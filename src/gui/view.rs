@@ -72,6 +72,8 @@ pub struct GridView {
     pub shown: [bool; 5],
     /// Only candidates with at least one flag.
     pub flagged_only: bool,
+    /// Only the harness faults, or only the flaky candidates.
+    pub only: Option<Only>,
     /// Case-insensitive text searched in task id, detail and flags.
     pub search: String,
     /// Selected candidate (index into the store).
@@ -90,6 +92,7 @@ impl Default for GridView {
             ascending: true,
             shown: [true; 5],
             flagged_only: false,
+            only: None,
             search: String::new(),
             selected: None,
             rows: Vec::new(),
@@ -131,6 +134,12 @@ impl GridView {
         self.dirty = true;
     }
 
+    /// Shows only `which` candidates, or everything again.
+    pub fn focus_only(&mut self, which: Only) {
+        self.only = (self.only != Some(which)).then_some(which);
+        self.dirty = true;
+    }
+
     /// Shows only flagged candidates, or everything again.
     pub fn toggle_flagged(&mut self) {
         self.flagged_only = !self.flagged_only;
@@ -165,9 +174,15 @@ impl GridView {
                 let c = &store.candidates[i];
                 let shown = match &c.result {
                     Some(r) => {
-                        self.shown[r.outcome.index()] && (!self.flagged_only || !r.flags.is_empty())
+                        self.shown[r.outcome.index()]
+                            && (!self.flagged_only || !r.flags.is_empty())
+                            && match self.only {
+                                None => true,
+                                Some(Only::Faults) => r.fault.is_some(),
+                                Some(Only::Flaky) => r.is_flaky(),
+                            }
                     }
-                    None => all && !self.flagged_only,
+                    None => all && !self.flagged_only && self.only.is_none(),
                 };
                 shown
                     && (needle.is_empty()
@@ -226,4 +241,13 @@ impl Default for CompareView {
     fn default() -> Self {
         CompareView { changed_only: true }
     }
+}
+
+/// A narrowing of the grid the caveats banner offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Only {
+    /// Results that are harness faults.
+    Faults,
+    /// Candidates whose rechecks disagree.
+    Flaky,
 }

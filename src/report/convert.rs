@@ -64,6 +64,10 @@ impl RunFile {
                     .into_iter()
                     .map(str::to_owned)
                     .collect(),
+                recheck: ctx.settings.recheck,
+                recheck_all: ctx.settings.recheck_all,
+                timeouts: ctx.settings.timeouts.clone(),
+                timeouts_from: ctx.settings.timeouts_from.clone(),
             },
             python: PythonRecord {
                 executable: ctx.python.executable.display().to_string(),
@@ -87,6 +91,7 @@ impl RunFile {
                 pass_at_k_ci: BTreeMap::new(),
                 flagged: 0,
                 flags: BTreeMap::new(),
+                caveats: Default::default(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
@@ -126,6 +131,7 @@ impl RunFile {
             planned: store.candidates.len(),
             flagged: summary.flagged,
             flags: summary.flags,
+            caveats: summary.caveats,
             ..self.summary
         };
         self
@@ -177,6 +183,8 @@ impl RunFile {
                         stderr: row.stderr.clone(),
                         timing: row.timing,
                         flags: row.flags.clone(),
+                        fault: row.fault,
+                        rechecks: row.rechecks.clone(),
                     }),
                 }
             })
@@ -212,5 +220,7 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         setup: c.setup.clone(),
         timing: r.timing,
         flags: r.flags.clone(),
+        fault: r.fault,
+        rechecks: r.rechecks.clone(),
     }
 }

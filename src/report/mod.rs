@@ -9,6 +9,7 @@ mod export;
 mod extra;
 mod journal;
 mod merge;
+mod paired;
 mod runfile;
 
 pub use compare::{Change, Comparison, Figures, TaskDiff};
@@ -18,6 +19,7 @@ pub use export::{Export, Exporter, Outputs, Source};
 pub use extra::{human_eval_results, markdown_summary};
 pub use journal::{Journal, read_journal};
 pub use merge::{MergeError, merge};
+pub use paired::{ALPHA, PAIRED_RESAMPLES, PAIRED_SEED, Paired, paired_test};
 pub use runfile::{
     CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunFile, SettingsRecord, ShardRecord,
     SummaryRow, TaskRow,

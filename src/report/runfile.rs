@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::sandbox::{Outcome, Timing};
+use crate::sandbox::{Fault, Outcome, Timing};
 use crate::spec::SkippedTask;
 
 /// The `format` value of run files this version writes and reads.
@@ -102,6 +102,18 @@ pub struct SettingsRecord {
     /// [`crate::integrity::missing`]).
     #[serde(default)]
     pub integrity_missing: Vec<String>,
+    /// Rechecks per rechecked candidate (0: none).
+    #[serde(default)]
+    pub recheck: u32,
+    /// Whether every candidate was rechecked, not only those that timed out.
+    #[serde(default)]
+    pub recheck_all: bool,
+    /// Calibrated per-task timeouts in seconds by task id.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub timeouts: BTreeMap<String, f64>,
+    /// The calibration file they came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeouts_from: Option<String>,
 }
 
 /// The interpreter as saved.
@@ -167,9 +179,16 @@ pub struct CandidateRow {
     /// Where the time went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
-    /// Signs of gaming the grader (see [`crate::integrity::FLAGS`]).
+    /// Signs of gaming the grader (see [`crate::integrity::FLAGS`]), and
+    /// `flaky`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// `harness` when the machine or the harness failed, not the code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// Outcomes of the rechecks, after the first run's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rechecks: Vec<Outcome>,
 }
 
 /// One task as saved.
@@ -226,6 +245,11 @@ pub struct SummaryRow {
     /// Candidates carrying each flag.
     #[serde(default)]
     pub flags: BTreeMap<String, usize>,
+    /// Harness faults and flaky candidates, and their effect on pass@k
+    /// (`harness_faults`, `pass_at_k_without_faults`, `flaky`,
+    /// `pass_at_k_flaky_range`).
+    #[serde(default)]
+    pub caveats: crate::store::Caveats,
 }
 
 fn yes() -> bool {

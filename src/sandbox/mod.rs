@@ -137,6 +137,10 @@ pub struct Timing {
     pub candidate_us: u64,
     /// Harness exit, reaping and clean-up.
     pub teardown_us: u64,
+    /// CPU time the candidate's process used (user and system), where the
+    /// kernel says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us: Option<u64>,
 }
 
 /// The result of evaluating one candidate.
@@ -162,9 +166,27 @@ pub struct CandidateResult {
     pub stderr: String,
     /// Where the time went (absent when the harness did not report).
     pub timing: Option<Timing>,
-    /// Signs that it tried to game the grader (see [`crate::integrity::FLAGS`]).
+    /// Signs that it tried to game the grader (see [`crate::integrity::FLAGS`]),
+    /// and `flaky` when rechecks disagreed.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// Set when the machine or the harness failed, not the candidate's code
+    /// (the outcome is then `error`, the detail names the cause).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault: Option<Fault>,
+    /// The outcomes of the rechecks (`run --recheck N`), after the first run's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rechecks: Vec<Outcome>,
+}
+
+/// Who is at fault when a candidate could not be judged on its code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The machine or the harness (the interpreter would not start, the
+    /// temporary directory could not be made, a spawn ran out of resources,
+    /// the fast-start interpreter was lost).
+    Harness,
 }
 
 impl CandidateResult {
@@ -182,7 +204,23 @@ impl CandidateResult {
             stderr: String::new(),
             timing: None,
             flags: Vec::new(),
+            fault: None,
+            rechecks: Vec::new(),
         }
+    }
+
+    /// A result the machine or the harness is to blame for: `error`, the
+    /// detail naming the cause.
+    pub fn harness_fault(detail: &str, total: usize) -> Self {
+        CandidateResult {
+            fault: Some(Fault::Harness),
+            ..CandidateResult::not_run(&format!("harness fault: {detail}"), total)
+        }
+    }
+
+    /// Whether its first run and its rechecks disagree.
+    pub fn is_flaky(&self) -> bool {
+        self.rechecks.iter().any(|o| *o != self.outcome)
     }
 }
 

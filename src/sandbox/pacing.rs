@@ -68,9 +68,10 @@ pub(super) fn usage(pid: libc::pid_t, elapsed: Duration) -> Usage {
     }
 }
 
-/// User and system time of all of `pid`'s threads.
+/// User and system time of all of `pid`'s threads (a zombie's too: it is
+/// read at the end of a candidate, before it is reaped).
 #[cfg(target_os = "linux")]
-fn process_cpu(pid: libc::pid_t) -> Option<Duration> {
+pub(super) fn process_cpu(pid: libc::pid_t) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The fields after the command name, which may hold spaces and
     // parentheses: state is the first, utime the twelfth, stime the next.
@@ -94,4 +95,10 @@ fn main_thread_awake(pid: libc::pid_t) -> Option<Duration> {
     let running = fields.next()?.ok()?;
     let queued = fields.next()?.ok()?;
     Some(Duration::from_nanos(running.saturating_add(queued)))
+}
+
+/// CPU time is read from `/proc`, which only Linux has.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn process_cpu(_pid: libc::pid_t) -> Option<Duration> {
+    None
 }

@@ -93,6 +93,8 @@ pub(super) struct Observed {
     pub forked_ns: Option<u64>,
     /// The fork server died or sent something it should not have.
     pub server_lost: bool,
+    /// CPU time the candidate used, read when it ended (before reaping).
+    pub cpu: Option<Duration>,
 }
 
 /// The pipes of one candidate.
@@ -167,6 +169,7 @@ pub(super) fn supervise(
         },
         forked_ns: None,
         server_lost: false,
+        cpu: None,
     };
     let mut envelope = Stream::new();
     let mut control_buf: Vec<u8> = Vec::new();
@@ -358,6 +361,7 @@ pub(super) fn supervise(
             // Our own child is a zombie now (and a fork server does not reap its
             // child before we say so): the group id cannot be reused yet, so
             // killing the group reaches exactly what the candidate left behind.
+            obs.cpu = obs.pgid.and_then(super::pacing::process_cpu);
             kill(&obs);
             if persistent {
                 // The server holds the pipes open: what the candidate wrote is

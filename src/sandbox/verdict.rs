@@ -40,6 +40,8 @@ pub(super) fn interpret(
         stderr: observed.stderr.text(),
         timing: None,
         flags: report.flags.clone(),
+        fault: None,
+        rechecks: Vec::new(),
     };
     if observed.overflow {
         result.detail = "output overflow".into();
@@ -56,9 +58,13 @@ pub(super) fn interpret(
         result.detail = report.detail("c").to_owned();
     } else if report.ended {
         verdict(&report, job, &mut result);
-        result.timing = timing(&report, times);
+        result.timing = timing(&report, times).map(|t| Timing {
+            cpu_us: observed.cpu.map(|c| c.as_micros() as u64),
+            ..t
+        });
     } else if observed.server_lost && observed.status.is_none() {
         result.detail = "the fast-start interpreter ended before reporting a result".into();
+        result.fault = Some(crate::sandbox::Fault::Harness);
     } else {
         let status = observed.status.map(std::process::ExitStatus::from_raw);
         if report.start_ns.is_some() && status.is_some_and(|s| s.code().is_some()) {
@@ -140,6 +146,7 @@ fn timing(report: &payload::Report, times: &Times) -> Option<Timing> {
         startup_us: (start - spawned) / 1000,
         candidate_us: (end - start) / 1000,
         teardown_us: (times.reaped - end) / 1000,
+        cpu_us: None,
     })
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::passk;
-use crate::report::{Comparison, Figures, RunFile};
+use crate::report::{Comparison, Figures, Paired, RunFile};
 use crate::store::{Store, Summary, TaskStats};
 
 /// Points at which the curve's confidence band is computed.
@@ -98,6 +98,8 @@ pub(super) struct Cache {
     key: Option<(u64, bool, u64)>,
     pub derived: Arc<Derived>,
     pub comparison: Option<Arc<Comparison>>,
+    /// The paired test of the comparison (once no run is going on).
+    pub paired: Arc<[Paired]>,
 }
 
 impl Cache {
@@ -107,6 +109,7 @@ impl Cache {
             key: None,
             derived: Arc::new(Derived::of(&Store::default(), false)),
             comparison: None,
+            paired: Arc::from([]),
         }
     }
 
@@ -122,6 +125,11 @@ impl Cache {
             self.derived = Arc::new(Derived::of(store, key.1));
         }
         self.comparison = baseline.map(|b| Arc::new(self.derived.compare_with(&b.run)));
+        // Like the intervals, the resampling waits for the end of a run.
+        self.paired = match &self.comparison {
+            Some(cmp) if !key.1 => cmp.paired().into(),
+            _ => Arc::from([]),
+        };
         self.key = Some(key);
     }
 }

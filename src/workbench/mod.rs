@@ -39,7 +39,7 @@ use crate::engine::Waker;
 use crate::generations::GenerationSet;
 use crate::input::InputError;
 use crate::plan::{self, Plan};
-use crate::report::{Comparison, RunFile};
+use crate::report::{Comparison, Paired, RunFile};
 use crate::sandbox::Interpreter;
 use crate::spec::TaskSet;
 use crate::store::Store;
@@ -220,6 +220,12 @@ impl Workbench {
     /// the last [`Workbench::update`].
     pub fn comparison(&self) -> Option<Arc<Comparison>> {
         self.cache.comparison.clone()
+    }
+
+    /// The paired test of that comparison at each k both report (empty while
+    /// a run is going on).
+    pub fn paired(&self) -> Arc<[Paired]> {
+        Arc::clone(&self.cache.paired)
     }
 
     /// Brings the derived figures up to date with the store and the baseline.

@@ -1,9 +1,11 @@
 //! Run control: start, cancel, and the engine's events applied to the store.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Workbench;
 use crate::engine::{self, EngineEvent, EngineHandle, RunSettings, Waker};
+use crate::recheck;
 use crate::sandbox::Interpreter;
 
 /// Where a candidate is in the run.
@@ -37,8 +39,12 @@ pub(super) struct ActiveRun {
     started: Instant,
     settings: RunSettings,
     python: Interpreter,
+    waker: Waker,
     /// The user asked it to stop.
     cancelled_by_user: bool,
+    /// Rechecking: the candidate each of the engine's jobs rechecks, and how
+    /// the run itself ended.
+    rechecking: Option<(Vec<usize>, Duration, bool)>,
 }
 
 /// A run asked for while the interpreter was still being resolved.
@@ -67,7 +73,13 @@ impl Workbench {
         self.reset_results();
         self.last_run = None;
         let (tx, rx) = flume::unbounded();
-        match engine::start(plan, python.clone(), settings.clone(), tx, waker) {
+        match engine::start(
+            plan,
+            python.clone(),
+            settings.clone(),
+            tx,
+            Arc::clone(&waker),
+        ) {
             Ok(handle) => {
                 self.run = Some(ActiveRun {
                     handle,
@@ -75,7 +87,9 @@ impl Workbench {
                     started: Instant::now(),
                     settings,
                     python,
+                    waker,
                     cancelled_by_user: false,
+                    rechecking: None,
                 })
             }
             Err(e) => self.notify(format!("cannot start the run: {e}"), true),
@@ -141,12 +155,22 @@ impl Workbench {
     fn apply(&mut self, event: EngineEvent) {
         match event {
             EngineEvent::Started { job } => {
+                if self.run.as_ref().is_some_and(|r| r.rechecking.is_some()) {
+                    return;
+                }
                 if let Some(p) = self.progress.get_mut(job) {
                     *p = Progress::Running;
                 }
             }
             EngineEvent::Finished { job, result } => {
-                self.store.record(job, result);
+                if let Some((targets, ..)) = self.run.as_ref().and_then(|r| r.rechecking.as_ref()) {
+                    if let Some(&index) = targets.get(job) {
+                        recheck::record(&mut self.store, index, result.outcome);
+                        self.revision += 1;
+                    }
+                    return;
+                }
+                self.store.record(job, *result);
                 if let Some(p) = self.progress.get_mut(job) {
                     *p = Progress::Done;
                 }
@@ -161,8 +185,53 @@ impl Workbench {
         }
     }
 
+    /// The rechecks the settings ask for, once the run itself has ended;
+    /// false when there are none to run.
+    fn start_rechecks(&mut self, elapsed: Duration, cancelled: bool) -> bool {
+        let Some(run) = self.run.as_mut() else {
+            return false;
+        };
+        let Some(plan) = self.plan.as_deref() else {
+            return false;
+        };
+        if cancelled || run.rechecking.is_some() {
+            return false;
+        }
+        let Some((rechecks, targets)) = recheck::plan(plan, &self.store, &run.settings) else {
+            return false;
+        };
+        let (tx, rx) = flume::unbounded();
+        let started = engine::start(
+            Arc::new(rechecks),
+            run.python.clone(),
+            run.settings.clone(),
+            tx,
+            Arc::clone(&run.waker),
+        );
+        match started {
+            Ok(handle) => {
+                std::mem::replace(&mut run.handle, handle).join();
+                run.events = rx;
+                run.rechecking = Some((targets, elapsed, cancelled));
+                true
+            }
+            Err(e) => {
+                self.notify(format!("cannot start the rechecks: {e}"), true);
+                false
+            }
+        }
+    }
+
     fn finish(&mut self, elapsed: Duration, cancelled: bool) {
+        if self.start_rechecks(elapsed, cancelled) {
+            return;
+        }
         let Some(run) = self.run.take() else { return };
+        // After rechecks, the run's own time and ending are what count.
+        let (elapsed, cancelled) = match &run.rechecking {
+            Some((_, elapsed, cancelled)) => (*elapsed, *cancelled || run.cancelled_by_user),
+            None => (elapsed, cancelled),
+        };
         for p in &mut self.progress {
             if *p == Progress::Running {
                 *p = Progress::Queued;

@@ -49,6 +49,10 @@ pub struct Settings {
     pub fast_start: bool,
     /// Strict integrity: a flagged pass counts as error.
     pub strict_integrity: bool,
+    /// Rechecks after the run (0: none).
+    pub recheck: u32,
+    /// Recheck every candidate, not only those that timed out.
+    pub recheck_all: bool,
 }
 
 impl Default for Settings {
@@ -71,6 +75,8 @@ impl Default for Settings {
             require_confinement: false,
             fast_start: false,
             strict_integrity: false,
+            recheck: 0,
+            recheck_all: false,
         }
     }
 }
@@ -112,6 +118,10 @@ impl Settings {
             fast_start: self.fast_start,
             require_confinement: self.require_confinement,
             strict_integrity: self.strict_integrity,
+            recheck: self.recheck,
+            recheck_all: self.recheck_all,
+            timeouts: Default::default(),
+            timeouts_from: None,
         }
     }
 }

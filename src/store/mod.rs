@@ -2,6 +2,10 @@
 //! per-task statistics and the data-set summary derived from them. The GUI renders
 //! it, the CLI prints it, the exporters write it; a run file rebuilds it.
 
+mod caveats;
+
+pub use caveats::Caveats;
+
 use std::collections::BTreeMap;
 
 use crate::passk;
@@ -66,6 +70,8 @@ pub struct Summary {
     pub flagged: usize,
     /// Candidates carrying each flag.
     pub flags: BTreeMap<String, usize>,
+    /// Caveats: harness faults and flaky candidates, and what they do to pass@k.
+    pub caveats: Caveats,
 }
 
 impl Summary {
@@ -240,6 +246,7 @@ impl Store {
                 .collect(),
             flagged,
             flags,
+            caveats: self.caveats(ks),
         }
     }
 

@@ -1,0 +1,38 @@
+//! The caveats banner: when some results are harness faults (the machine or
+//! the harness failed, not the model) or candidates are flaky, a line says so
+//! with what it does to pass@k, and a button shows just those candidates.
+
+use super::app::App;
+use super::command::Command;
+use super::ui_ext::UiExt;
+
+impl App {
+    pub(super) fn caveats_ui(&mut self, ui: &mut egui::Ui) {
+        let derived = self.workbench.derived();
+        let caveats = &derived.summary.caveats;
+        let lines = [
+            (caveats.faults_line(), Command::FocusFaults),
+            (caveats.flaky_line(), Command::FocusFlaky),
+        ];
+        if lines.iter().all(|(line, _)| line.is_none()) {
+            return;
+        }
+        egui::Panel::top("caveats").show(ui, |ui| {
+            ui.add_space(4.0);
+            for (line, focus) in lines {
+                let Some(line) = line else { continue };
+                ui.horizontal_wrapped(|ui| {
+                    ui.error_label(format!("⚠ {line}"));
+                    let label = match focus {
+                        Command::FocusFaults => "Show only harness faults",
+                        _ => "Show only flaky candidates",
+                    };
+                    if ui.small_button(label).clicked() {
+                        self.push(focus);
+                    }
+                });
+            }
+            ui.add_space(4.0);
+        });
+    }
+}

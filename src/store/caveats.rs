@@ -1,0 +1,139 @@
+//! What a user needs to defend a run's numbers: how many results are harness
+//! faults (the machine or the harness failed, not the model) with pass@k
+//! without them, and how many candidates are flaky (their rechecks disagree)
+//! with the range of pass@k the flakiness allows.
+
+use std::collections::BTreeMap;
+
+use super::Store;
+use crate::passk;
+use crate::sandbox::{CandidateResult, Outcome};
+
+/// Harness faults and flaky candidates, and their effect on pass@k.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Caveats {
+    /// Finished candidates whose result is a harness fault.
+    pub harness_faults: usize,
+    /// pass@k by k with the harness faults left out (each task's n reduced).
+    pub pass_at_k_without_faults: BTreeMap<usize, f64>,
+    /// Candidates whose rechecks disagree with their first outcome.
+    pub flaky: usize,
+    /// pass@k by k counting every flaky candidate as failing, then as passing.
+    pub pass_at_k_flaky_range: BTreeMap<usize, (f64, f64)>,
+}
+
+impl Caveats {
+    /// "12 results are harness faults, not model failures (pass@1 without
+    /// them: 0.6573)", or `None` without faults.
+    pub fn faults_line(&self) -> Option<String> {
+        (self.harness_faults > 0).then(|| {
+            let without: Vec<String> = self
+                .pass_at_k_without_faults
+                .iter()
+                .map(|(k, v)| format!("pass@{k} {v:.4}"))
+                .collect();
+            format!(
+                "{} {} harness {}, not model {} (without them: {})",
+                self.harness_faults,
+                if self.harness_faults == 1 {
+                    "result is a"
+                } else {
+                    "results are"
+                },
+                if self.harness_faults == 1 {
+                    "fault"
+                } else {
+                    "faults"
+                },
+                if self.harness_faults == 1 {
+                    "failure"
+                } else {
+                    "failures"
+                },
+                if without.is_empty() {
+                    "no task left".to_owned()
+                } else {
+                    without.join(", ")
+                }
+            )
+        })
+    }
+
+    /// "3 candidates are flaky (pass@1 between 0.61 and 0.63 ...)", or `None`.
+    pub fn flaky_line(&self) -> Option<String> {
+        (self.flaky > 0).then(|| {
+            let ranges: Vec<String> = self
+                .pass_at_k_flaky_range
+                .iter()
+                .map(|(k, (lo, hi))| format!("pass@{k} {lo:.4} to {hi:.4}"))
+                .collect();
+            format!(
+                "{} {} flaky: its rechecks disagree; the reported outcome is the first run's (counted as failing, then as passing: {})",
+                self.flaky,
+                if self.flaky == 1 { "candidate is" } else { "candidates are" },
+                ranges.join(", ")
+            )
+        })
+    }
+
+    /// Whether most finished results are harness faults.
+    pub fn mostly_faults(&self, finished: usize) -> bool {
+        finished > 0 && self.harness_faults * 2 > finished
+    }
+}
+
+impl Store {
+    /// `(n, c)` per task over the finished candidates `counted` keeps, a pass
+    /// being what `passes` says.
+    fn counts_where(
+        &self,
+        counted: impl Fn(&CandidateResult) -> bool,
+        passes: impl Fn(&CandidateResult) -> bool,
+    ) -> Vec<(usize, usize)> {
+        let mut counts = vec![(0usize, 0usize); self.tasks.len()];
+        for cand in &self.candidates {
+            let Some(r) = cand.result.as_ref().filter(|r| counted(r)) else {
+                continue;
+            };
+            if let Some(entry) = counts.get_mut(cand.task) {
+                entry.0 += 1;
+                entry.1 += usize::from(passes(r));
+            }
+        }
+        counts
+    }
+
+    /// The caveats of the finished candidates at `ks`.
+    pub fn caveats(&self, ks: &[usize]) -> Caveats {
+        let finished = || self.candidates.iter().filter_map(|c| c.result.as_ref());
+        let harness_faults = finished().filter(|r| r.fault.is_some()).count();
+        let flaky = finished().filter(|r| r.is_flaky()).count();
+        let pass = |r: &CandidateResult| r.outcome == Outcome::Pass;
+        let at = |counts: &[(usize, usize)]| -> BTreeMap<usize, f64> {
+            ks.iter()
+                .filter_map(|&k| passk::dataset_pass_at_k(counts, k).map(|v| (k, v)))
+                .collect()
+        };
+        let without = if harness_faults > 0 {
+            at(&self.counts_where(|r| r.fault.is_none(), pass))
+        } else {
+            BTreeMap::new()
+        };
+        let range = if flaky > 0 {
+            let low = at(&self.counts_where(|_| true, |r| pass(r) && !r.is_flaky()));
+            let high = at(&self.counts_where(|_| true, |r| pass(r) || r.is_flaky()));
+            low.into_iter()
+                .filter_map(|(k, lo)| high.get(&k).map(|hi| (k, (lo, *hi))))
+                .collect()
+        } else {
+            BTreeMap::new()
+        };
+        Caveats {
+            harness_faults,
+            pass_at_k_without_faults: without,
+            flaky,
+            pass_at_k_flaky_range: range,
+        }
+    }
+}
