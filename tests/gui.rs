@@ -573,3 +573,112 @@ fn the_flagged_chip_and_the_detail_view_show_who_gamed_the_grader() {
     harness.run_steps(2);
     assert_eq!(harness.state().grid.rows.len(), 25);
 }
+
+/// A two-task HumanEval file: `quick`, and `slow`, whose reference sleeps for
+/// two thirds of the default 3 s timeout.
+fn two_humaneval_tasks(dir: &std::path::Path) -> std::path::PathBuf {
+    let task = |id: &str, body: &str| {
+        serde_json::json!({
+            "task_id": id,
+            "prompt": "def f():\n",
+            "canonical_solution": body,
+            "test": "def check(f):\n    assert f() == 1\n",
+            "entry_point": "f",
+        })
+        .to_string()
+    };
+    let path = dir.join("two.jsonl");
+    std::fs::write(
+        &path,
+        [
+            task("quick", "    return 1\n"),
+            task("slow", "    import time\n    time.sleep(2)\n    return 1\n"),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn calibrating_lists_the_at_risk_task_first_and_the_next_run_uses_its_timeouts() {
+    let dir = tempdir();
+    let tasks = two_humaneval_tasks(dir.path());
+    let mut harness = new_harness(Launch::default());
+    harness.state_mut().push(Command::LoadTasks(tasks.clone()));
+    settle(&mut harness);
+    harness.state_mut().push(Command::Calibrate);
+    step_while(&mut harness, "the calibration", |app| {
+        app.workbench.calibration.running
+    });
+    harness.run_steps(2);
+    harness.get_by_label("Timeout calibration");
+    let calibration = harness
+        .state()
+        .workbench
+        .calibration
+        .result
+        .clone()
+        .unwrap();
+    assert_eq!(calibration.tasks[0].task_id, "slow");
+    assert!(calibration.tasks[0].at_risk.is_some());
+    assert!(calibration.tasks[1].at_risk.is_none());
+    harness.get_by_label(calibration.tasks[0].at_risk.as_deref().unwrap());
+    harness
+        .get_by_label("Use the calibrated timeouts for the next run")
+        .click();
+    harness.run_steps(2);
+    assert!(harness.state().workbench.calibration.use_for_runs);
+    harness.get_by_label("calibrated timeouts");
+    // The tasks' own references as generations, run with those timeouts.
+    harness
+        .state_mut()
+        .push(Command::LoadGenerations(dir.path().join("refs.jsonl")));
+    std::fs::write(
+        dir.path().join("refs.jsonl"),
+        "{\"task_id\": \"quick\", \"completion\": \"    return 1\\n\"}\n{\"task_id\": \"slow\", \"completion\": \"    import time\\n    time.sleep(2)\\n    return 1\\n\"}\n",
+    )
+    .unwrap();
+    settle(&mut harness);
+    harness.state_mut().push(Command::Run);
+    wait_for_run(&mut harness);
+    let run = harness.state().workbench.run_file(&[1]).unwrap();
+    assert_eq!(run.settings.timeouts, calibration.timeouts());
+    assert!(
+        run.settings
+            .timeouts_from
+            .as_deref()
+            .is_some_and(|from| from.contains("calibrated in the app")),
+        "{:?}",
+        run.settings.timeouts_from
+    );
+    assert_eq!(run.summary.outcomes[&Outcome::Pass], 2);
+}
+
+#[test]
+fn harness_faults_get_a_banner_and_a_filter() {
+    let dir = tempdir();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("demo_run.json")).unwrap()).unwrap();
+    for c in run["candidates"].as_array_mut().unwrap().iter_mut().take(3) {
+        c["outcome"] = serde_json::json!("error");
+        c["detail"] = serde_json::json!("harness fault: cannot start a candidate process");
+        c["fault"] = serde_json::json!("harness");
+    }
+    let path = dir.path().join("faults.json");
+    std::fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+    let mut harness = new_harness(Launch::default());
+    harness.state_mut().push(Command::OpenRun(path));
+    settle(&mut harness);
+    harness.run_steps(2);
+    let banner = harness
+        .query_all_by_label_contains("3 results are harness faults, not model failures")
+        .count();
+    assert_eq!(banner, 1);
+    harness.get_by_label("Show only harness faults").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 3);
+    harness.get_by_label("Show only harness faults").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 25);
+}

@@ -92,6 +92,8 @@ pub struct App {
     pub calculator: Calculator,
     /// Settings window open?
     pub show_settings: bool,
+    /// Calibration window open?
+    pub show_calibration: bool,
     /// The Compare window's filter.
     pub compare_view: CompareView,
     /// Path typed or pasted into the Open menu.
@@ -131,6 +133,7 @@ impl App {
             detail_tab: DetailTab::default(),
             calculator: Calculator::default(),
             show_settings: false,
+            show_calibration: false,
             compare_view: CompareView::default(),
             path_input: String::new(),
             commands: Vec::new(),
@@ -222,6 +225,11 @@ impl App {
             Command::OpenBaseline(p) => self.workbench.open(Target::Baseline, p),
             Command::CloseBaseline => self.workbench.set_baseline(None),
             Command::RunValidAnyway(on) => self.workbench.run_valid_anyway = on,
+            Command::Calibrate => {
+                self.workbench.calibrate(self.state.settings.run_settings());
+                self.show_calibration = true;
+            }
+            Command::UseCalibration(on) => self.workbench.calibration.use_for_runs = on,
             Command::FocusFaults => self.grid.focus_only(Only::Faults),
             Command::FocusFlaky => self.grid.focus_only(Only::Flaky),
             Command::DismissNotice => {
@@ -324,6 +332,7 @@ impl eframe::App for App {
         self.caveats_ui(ui);
         self.grid_ui(ui);
         self.settings_ui(ui);
+        self.calibration_ui(ui);
         self.compare_ui(ui);
         self.drop_overlay_ui(ui);
         let ctx = ui.ctx().clone();

@@ -49,6 +49,10 @@ pub enum Command {
     FocusFaults,
     /// Show only the flaky candidates (again: all).
     FocusFlaky,
+    /// Time the loaded tasks' references (and show the Calibration window).
+    Calibrate,
+    /// Use the calibrated timeouts for the next run (or not).
+    UseCalibration(bool),
 }
 
 /// File kinds a dialog opens.

@@ -4,6 +4,7 @@
 //! holds no evaluation logic of its own.
 
 mod app;
+mod calibration;
 mod caveats;
 mod charts;
 mod command;

@@ -73,6 +73,10 @@ impl App {
                         ui.error_label("not fully confined")
                     }
                     .on_hover_text(confinement.describe());
+                    if self.workbench.calibration.use_for_runs {
+                        ui.weak_label("calibrated timeouts")
+                            .on_hover_text("The next run gives each task its calibrated timeout");
+                    }
                     if self.state.settings.strict_integrity {
                         ui.weak_label("strict integrity")
                             .on_hover_text("A flagged pass counts as error");

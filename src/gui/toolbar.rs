@@ -66,6 +66,13 @@ impl App {
             {
                 self.push(Command::OpenDialog(FileTarget::Baseline));
             }
+            if ui
+                .button("Calibrate timeouts…")
+                .on_hover_text("Time each task's reference solution on this machine: which tasks could time out here, and a suggested timeout for each")
+                .clicked()
+            {
+                self.push(Command::Calibrate);
+            }
             if ui.button("Load the demo set").clicked() {
                 self.push(Command::LoadDemo);
             }

@@ -6,9 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use super::Baseline;
-use crate::engine::Waker;
+use crate::calibrate::Calibration;
+use crate::engine::{RunSettings, Waker};
 use crate::generations::{self, GenerationSet};
 use crate::input::{self, FileKind};
+use crate::plan::Plan;
 use crate::report::RunFile;
 use crate::sandbox::Interpreter;
 use crate::spec::{self, TaskSet};
@@ -64,6 +66,8 @@ pub(super) enum Done {
         path: PathBuf,
         result: Result<Opened, String>,
     },
+    /// The references timed.
+    Calibration(Result<Calibration, String>),
 }
 
 /// The jobs in flight.
@@ -117,6 +121,23 @@ impl Loader {
         self.spawn(move || Done::File {
             result: read(target, &path),
             path,
+        });
+    }
+
+    /// Times the references of `plan` `repeat` times under `settings`.
+    pub fn calibrate(
+        &mut self,
+        plan: Plan,
+        tasks_file: PathBuf,
+        repeat: usize,
+        python: Interpreter,
+        settings: RunSettings,
+    ) {
+        self.spawn(move || {
+            Done::Calibration(
+                Calibration::measure(&plan, &tasks_file, repeat, &python, &settings)
+                    .map_err(|e| e.to_string()),
+            )
         });
     }
 

@@ -19,6 +19,7 @@
 //! println!("pass@1 = {:?}", bench.derived().summary.pass_at_k.get(&1));
 //! ```
 
+mod calibration;
 mod derived;
 mod loader;
 mod record;
@@ -29,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use calibration::{APP_REPEAT, Calibrating};
 pub use derived::{Baseline, Derived};
 pub use loader::{Opened, Target};
 pub use run::{Progress, RunEnd};
@@ -118,6 +120,8 @@ pub struct Workbench {
     pub run_valid_anyway: bool,
     /// How the last run ended.
     pub last_run: Option<RunEnd>,
+    /// Timeout calibration of the loaded tasks.
+    pub calibration: Calibrating,
     baseline: Option<Baseline>,
     /// Bumped whenever the baseline changes.
     baseline_generation: u64,
@@ -144,6 +148,7 @@ impl Workbench {
             notices: Vec::new(),
             run_valid_anyway: false,
             last_run: None,
+            calibration: Calibrating::default(),
             baseline: None,
             baseline_generation: 0,
             run: None,
@@ -207,6 +212,7 @@ impl Workbench {
                 }
                 Err(e) => self.notify(e, true),
             },
+            loader::Done::Calibration(result) => self.calibrated(result),
         }
     }
 
@@ -321,6 +327,7 @@ impl Workbench {
     }
 
     fn rebuild(&mut self) {
+        self.forget_stale_calibration();
         self.plan = match (&self.tasks, &self.generations) {
             (Some(t), Some(g)) => Some(Arc::new(Plan::build(t, g))),
             _ => None,

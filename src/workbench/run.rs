@@ -70,6 +70,7 @@ impl Workbench {
             return;
         };
         let python = python.clone();
+        let settings = self.with_calibration(settings);
         self.reset_results();
         self.last_run = None;
         let (tx, rx) = flume::unbounded();
