@@ -213,10 +213,8 @@ fn mbpp_calibration_flags_task_123_and_its_timeouts_pass_every_reference_at_the_
         .expect("task 123");
     eprintln!("task 123: {slow:?}");
     assert!(slow.at_risk.is_some(), "{slow:?}");
-    assert!(
-        slow.worst_wall_ms > 3000.0,
-        "it takes about 4.2 s here: {slow:?}"
-    );
+    // Its reference is CPU-bound: seconds of CPU, most of the 3 s timeout.
+    assert!(slow.share > execscope::calibrate::AT_RISK_SHARE, "{slow:?}");
     assert!(slow.suggested_timeout_s * 1000.0 > slow.worst_wall_ms);
     assert!(
         slow.worst_cpu_ms.is_some_and(|cpu| cpu > 2000.0),
