@@ -323,3 +323,30 @@ fn a_run_that_cannot_make_its_temp_directories_is_a_harness_failure_not_a_model_
     assert_eq!(run.summary.caveats.harness_faults, 0);
     assert!(run.candidates.iter().all(|c| c.fault.is_none()));
 }
+
+#[test]
+fn run_recheck_reruns_the_demos_timeout_and_records_its_outcomes() {
+    let dir = tempdir();
+    let json = dir.path().join("run.json");
+    Command::cargo_bin("execscope")
+        .unwrap()
+        .args(["run", "-q", "--recheck", "2", "--json"])
+        .arg(&json)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "rechecked 1 candidate(s) 2 more time(s) each",
+        ))
+        .stdout(predicate::str::contains("flaky").not());
+    let run = RunFile::load(&json).unwrap();
+    assert_eq!((run.settings.recheck, run.settings.recheck_all), (2, false));
+    let rechecked: Vec<_> = run
+        .candidates
+        .iter()
+        .filter(|c| !c.rechecks.is_empty())
+        .collect();
+    assert_eq!(rechecked.len(), 1);
+    assert_eq!(rechecked[0].outcome, Outcome::Timeout);
+    assert_eq!(rechecked[0].rechecks, [Outcome::Timeout, Outcome::Timeout]);
+    assert_eq!(run.summary.caveats.flaky, 0);
+}
