@@ -62,6 +62,15 @@ pub fn explain(name: &str) -> Option<&'static str> {
     FLAGS.iter().find(|(n, _)| *n == name).map(|(_, e)| *e)
 }
 
+/// What any flag a candidate can carry means: one of [`FLAGS`], or
+/// [`crate::recheck::FLAKY`].
+pub fn meaning(name: &str) -> &'static str {
+    if name == crate::recheck::FLAKY {
+        return crate::recheck::FLAKY_MEANING;
+    }
+    explain(name).unwrap_or("a flag this version does not know")
+}
+
 /// Whether `name` is one of [`FLAGS`].
 pub fn is_flag(name: &str) -> bool {
     explain(name).is_some()

@@ -16,7 +16,7 @@ impl App {
         let mut open = self.show_calibration;
         egui::Window::new("Timeout calibration")
             .open(&mut open)
-            .default_width(720.0)
+            .default_width(860.0)
             .default_height(480.0)
             .show(ui.ctx(), |ui| self.calibration_body_ui(ui));
         self.show_calibration = open;

@@ -219,11 +219,7 @@ fn flags_ui(ui: &mut egui::Ui, flags: &[String]) {
     for flag in flags {
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(format!("⚑ {flag}")).color(color).strong());
-            ui.label(if flag == crate::recheck::FLAKY {
-                crate::recheck::FLAKY_MEANING
-            } else {
-                crate::integrity::explain(flag).unwrap_or("a flag this version does not know")
-            });
+            ui.label(crate::integrity::meaning(flag));
         });
     }
 }

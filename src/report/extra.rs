@@ -78,9 +78,19 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
             "\n{line}.\n\n| flag | candidates | meaning |\n| --- | ---: | --- |"
         );
         for (flag, n) in &s.flags {
-            let meaning = crate::integrity::explain(flag).unwrap_or("");
+            let meaning = crate::integrity::meaning(flag);
             let _ = writeln!(md, "| {flag} | {n} | {meaning} |");
         }
+    }
+    for line in [s.caveats.faults_line(), s.caveats.flaky_line()]
+        .into_iter()
+        .flatten()
+    {
+        let _ = writeln!(
+            md,
+            "
+**Warning:** {line}."
+        );
     }
     md.push_str("\n| task | n | c | mean score |");
     for k in ks {
