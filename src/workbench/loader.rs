@@ -54,6 +54,33 @@ impl Opened {
     }
 }
 
+/// The interpreter, as far as it is known.
+#[derive(Debug, Clone)]
+pub enum Python {
+    /// Being resolved from this command.
+    Resolving(String),
+    /// Found.
+    Ready(Interpreter),
+    /// Not usable, and why.
+    Failed(String),
+}
+
+impl Python {
+    /// The interpreter, or why there is none (yet).
+    pub fn interpreter(&self) -> Result<&Interpreter, String> {
+        match self {
+            Python::Ready(p) => Ok(p),
+            Python::Resolving(c) => Err(format!("looking for the interpreter `{c}`…")),
+            Python::Failed(e) => Err(e.clone()),
+        }
+    }
+
+    /// Whether it is still being resolved.
+    pub fn is_resolving(&self) -> bool {
+        matches!(self, Python::Resolving(_))
+    }
+}
+
 /// A finished job.
 pub(super) enum Done {
     /// Interpreter request `ticket` resolved.

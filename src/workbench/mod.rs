@@ -32,7 +32,7 @@ use std::time::Duration;
 
 pub use calibration::{APP_REPEAT, Calibrating};
 pub use derived::{Baseline, Derived};
-pub use loader::{Opened, Target};
+pub use loader::{Opened, Python, Target};
 pub use run::{Progress, RunEnd};
 pub use settings::{Settings, timeout};
 
@@ -42,7 +42,6 @@ use crate::generations::GenerationSet;
 use crate::input::InputError;
 use crate::plan::{self, Plan};
 use crate::report::{Comparison, Paired, RunFile};
-use crate::sandbox::Interpreter;
 use crate::spec::TaskSet;
 use crate::store::Store;
 
@@ -56,33 +55,6 @@ pub struct Notice {
     pub text: String,
     /// Whether it reports a failure.
     pub error: bool,
-}
-
-/// The interpreter, as far as it is known.
-#[derive(Debug, Clone)]
-pub enum Python {
-    /// Being resolved from this command.
-    Resolving(String),
-    /// Found.
-    Ready(Interpreter),
-    /// Not usable, and why.
-    Failed(String),
-}
-
-impl Python {
-    /// The interpreter, or why there is none (yet).
-    pub fn interpreter(&self) -> Result<&Interpreter, String> {
-        match self {
-            Python::Ready(p) => Ok(p),
-            Python::Resolving(c) => Err(format!("looking for the interpreter `{c}`…")),
-            Python::Failed(e) => Err(e.clone()),
-        }
-    }
-
-    /// Whether it is still being resolved.
-    pub fn is_resolving(&self) -> bool {
-        matches!(self, Python::Resolving(_))
-    }
 }
 
 /// What [`Workbench::update`] did.
