@@ -11,74 +11,13 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::plan::Plan;
-use crate::sandbox::{
-    self, CancelToken, CandidateResult, Interpreter, Limits, Runner, SandboxError,
-};
+use crate::sandbox::{self, CancelToken, CandidateResult, Interpreter, Runner, SandboxError};
 use crate::schedule::Schedule;
 use crate::store::Store;
 
-/// Settings of one run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RunSettings {
-    /// Limits for every candidate.
-    pub limits: Limits,
-    /// Candidates running at full priority. A candidate gives its place to the
-    /// next one once it has used half its timeout on a CPU (it is lowered in
-    /// priority then) or when it mostly sleeps (at most eight times as many
-    /// candidates run in all).
-    pub workers: usize,
-    /// Fast start: each worker keeps one warm interpreter that forks a fresh
-    /// child per candidate (same limits, group, denylist and envelope).
-    #[serde(default)]
-    pub fast_start: bool,
-    /// Refuse to start unless every confinement layer is in force.
-    #[serde(default)]
-    pub require_confinement: bool,
-    /// Strict integrity: a flagged pass counts as `error` (see
-    /// [`crate::integrity::apply_strict`]).
-    #[serde(default)]
-    pub strict_integrity: bool,
-    /// Rechecks after the run: candidates that timed out (every candidate
-    /// with `recheck_all`) run this many more times (see [`crate::recheck`]).
-    #[serde(default)]
-    pub recheck: u32,
-    /// Recheck every candidate, not only those that timed out.
-    #[serde(default)]
-    pub recheck_all: bool,
-    /// Per-task timeouts in seconds by task id (a calibration), which
-    /// override the default and the tasks' own.
-    #[serde(default)]
-    pub timeouts: std::collections::BTreeMap<String, f64>,
-    /// Where `timeouts` came from (a calibration file).
-    #[serde(default)]
-    pub timeouts_from: Option<String>,
-}
+mod settings;
 
-impl Default for RunSettings {
-    fn default() -> Self {
-        RunSettings {
-            limits: Limits::default(),
-            workers: default_workers(),
-            fast_start: false,
-            require_confinement: false,
-            strict_integrity: false,
-            recheck: 0,
-            recheck_all: false,
-            timeouts: Default::default(),
-            timeouts_from: None,
-        }
-    }
-}
-
-/// The most workers a run may have.
-pub const MAX_WORKERS: usize = 512;
-
-/// One worker per available core.
-pub fn default_workers() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-}
+pub use settings::{MAX_WORKERS, RunSettings, default_workers};
 
 /// What the engine reports while it runs.
 #[derive(Debug, Clone, PartialEq)]
