@@ -173,3 +173,29 @@ fn bad_files_and_a_missing_interpreter_become_notices_not_runs() {
     assert!(bench.export(Export::RunFile, &nothing).is_err());
     assert!(!nothing.exists());
 }
+
+#[test]
+fn a_run_with_rechecks_reruns_its_timeouts_before_it_ends() {
+    let dir = tempdir();
+    let mut bench = loaded(dir.path());
+    let settings = Settings {
+        recheck: 2,
+        ..Settings::default()
+    };
+    bench.start(settings.run_settings(), Arc::new(|| {}));
+    bench.wait_idle();
+    assert_eq!(bench.done, 25);
+    let rechecked: Vec<_> = bench
+        .store
+        .candidates
+        .iter()
+        .filter_map(|c| c.result.as_ref())
+        .filter(|r| !r.rechecks.is_empty())
+        .collect();
+    assert_eq!(rechecked.len(), 1);
+    assert_eq!(rechecked[0].outcome, Outcome::Timeout);
+    assert_eq!(rechecked[0].rechecks, [Outcome::Timeout, Outcome::Timeout]);
+    assert!(last_notice(&bench).starts_with("ran 25 of 25"));
+    let run = bench.run_file(&[1]).unwrap();
+    assert_eq!(run.settings.recheck, 2);
+}
