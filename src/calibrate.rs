@@ -86,8 +86,8 @@ pub fn suggest(timeout_s: f64, worst_s: f64) -> f64 {
 
 impl Calibration {
     /// Times the reference of every task of `plan` (a plan of references)
-    /// `repeat` times under `settings`; `timeout_of` gives the timeout each
-    /// task would get in a run.
+    /// `repeat` times under `settings`, and judges each against the timeout
+    /// it would get in a run (its own, or the one in `settings`).
     pub fn measure(
         plan: &Plan,
         tasks_file: &Path,
@@ -96,13 +96,23 @@ impl Calibration {
         settings: &RunSettings,
     ) -> Result<Calibration, SandboxError> {
         let repeat = repeat.max(1);
-        let runs = Plan {
+        // Every reference `repeat` times, with the longest timeout there is
+        // (the tasks' own left out), so the true time is seen.
+        let runs = Arc::new(Plan {
+            tasks: plan
+                .tasks
+                .iter()
+                .map(|t| crate::spec::Task {
+                    timeout_s: None,
+                    ..t.clone()
+                })
+                .collect(),
             jobs: (0..repeat)
                 .flat_map(|_| plan.jobs.iter().cloned())
                 .collect(),
-            ..plan.clone()
-        };
-        // The longest timeout there is, so the true time is seen.
+            problems: Vec::new(),
+            missing: Vec::new(),
+        });
         let measuring = RunSettings {
             limits: crate::sandbox::Limits {
                 timeout: MAX_TIMEOUT,
@@ -112,17 +122,6 @@ impl Calibration {
             recheck: 0,
             ..settings.clone()
         };
-        let runs = Arc::new(Plan {
-            tasks: runs
-                .tasks
-                .iter()
-                .map(|t| crate::spec::Task {
-                    timeout_s: None,
-                    ..t.clone()
-                })
-                .collect(),
-            ..runs
-        });
         let done = engine::run_blocking(&runs, python, &measuring, |_, _| {})?;
         let mut per_task: BTreeMap<usize, Vec<(Outcome, f64, Option<f64>)>> = BTreeMap::new();
         for c in &done.store.candidates {

@@ -70,9 +70,7 @@ const TEXT_FIELDS: [&str; 3] = ["generation", "completion", "solution"];
 
 /// Reads a generations file of either format.
 pub fn load_generations(path: &Path) -> Result<GenerationSet, InputError> {
-    let raw = std::fs::read(path)
-        .map_err(|e| InputError::file(path, "read", format!("cannot read the file: {e}")))?;
-    parse_generations(path, raw)
+    parse_generations(path, input::read_bytes(path)?)
 }
 
 /// Like [`load_generations`] for bytes already in memory.

@@ -66,12 +66,16 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
+/// Reads a whole file's bytes, a failure naming the file.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path)
+        .map_err(|e| InputError::file(path, "read", format!("cannot read the file: {e}")))
+}
+
 /// Reads a whole file as UTF-8 text, transparently decompressing gzip (detected by
 /// its magic bytes, not the extension).
 pub fn read_text(path: &Path) -> Result<String, InputError> {
-    let raw = std::fs::read(path)
-        .map_err(|e| InputError::file(path, "read", format!("cannot read the file: {e}")))?;
-    decode_text(path, raw)
+    decode_text(path, read_bytes(path)?)
 }
 
 /// Like [`read_text`] for bytes already in memory (embedded files, tests).

@@ -58,10 +58,19 @@ pub fn bootstrap_interval(
         .iter()
         .filter_map(|&(n, c)| pass_at_k(n, c, k))
         .collect();
+    bootstrap_mean(&values, resamples, &mut SplitMix64(seed))
+}
+
+/// The 2.5th and 97.5th percentiles of the means of `resamples` resamples of
+/// `values` (with replacement) drawn from `rng`; `None` without values.
+pub fn bootstrap_mean(
+    values: &[f64],
+    resamples: usize,
+    rng: &mut SplitMix64,
+) -> Option<(f64, f64)> {
     if values.is_empty() || resamples == 0 {
         return None;
     }
-    let mut rng = SplitMix64(seed);
     let t = values.len();
     let mut means: Vec<f64> = (0..resamples)
         .map(|_| (0..t).map(|_| values[rng.below(t)]).sum::<f64>() / t as f64)

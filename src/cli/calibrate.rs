@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use execscope::calibrate::{AT_RISK_SHARE, Calibration, RULE};
 use execscope::plan::Plan;
-use execscope::report::write_atomic;
+use execscope::report::{check_writable, write_atomic};
 use execscope::sandbox::Interpreter;
 
 use super::{BadInput, CalibrateArgs, load, run};
@@ -34,8 +34,7 @@ pub fn calibrate(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     load::check_plan(&plan, run_args.allow_bad_tasks)?;
     if let Some(path) = &run_args.json {
         // Fail before the runs, not after.
-        execscope::report::Outputs::prepare([(execscope::report::Export::RunFile, path.clone())])
-            .map_err(|e| BadInput(e.to_string()))?;
+        check_writable(path).map_err(|e| BadInput(e.to_string()))?;
     }
     let python = Interpreter::resolve(&run_args.python)?;
     let settings = run::settings(&run_args).run_settings();

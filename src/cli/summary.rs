@@ -80,10 +80,7 @@ pub fn print(
         writeln!(out)?;
         writeln!(out, "{line}")?;
     }
-    for line in [s.caveats.faults_line(), s.caveats.flaky_line()]
-        .into_iter()
-        .flatten()
-    {
+    for line in s.caveats.warnings() {
         writeln!(out)?;
         writeln!(out, "warning: {line}")?;
     }

@@ -37,6 +37,14 @@ impl<'a> Source<'a> {
     }
 }
 
+impl Source<'_> {
+    /// The comparison, or why the comparison's exports have nothing to show.
+    fn comparison(&self) -> Result<&Comparison, ExportError> {
+        self.changes
+            .ok_or_else(|| ExportError::Unavailable("open a baseline run to compare with".into()))
+    }
+}
+
 /// A format: turns the results into the bytes of one file.
 pub trait Exporter: Sync {
     /// The file's bytes.
@@ -92,17 +100,13 @@ impl Exporter for Markdown {
 
 impl Exporter for Changes {
     fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
-        s.changes
-            .ok_or_else(|| ExportError::Unavailable("open a baseline run to compare with".into()))?
-            .csv()
+        s.comparison()?.csv()
     }
 }
 
 impl Exporter for CompareJson {
     fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
-        super::paired::compare_json(s.changes.ok_or_else(|| {
-            ExportError::Unavailable("open a baseline run to compare with".into())
-        })?)
+        super::paired::compare_json(s.comparison()?)
     }
 }
 
@@ -246,8 +250,9 @@ impl Outputs {
 }
 
 /// Whether `path` can be written atomically now, proved by doing what the
-/// write will do: create a temporary file in its folder.
-fn check_writable(path: &Path) -> Result<(), ExportError> {
+/// write will do: create a temporary file in its folder (and, if the file
+/// exists, open it for writing).
+pub fn check_writable(path: &Path) -> Result<(), ExportError> {
     let err = |source| ExportError::Write {
         path: path.to_path_buf(),
         source,

@@ -82,10 +82,7 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
             let _ = writeln!(md, "| {flag} | {n} | {meaning} |");
         }
     }
-    for line in [s.caveats.faults_line(), s.caveats.flaky_line()]
-        .into_iter()
-        .flatten()
-    {
+    for line in s.caveats.warnings() {
         let _ = writeln!(
             md,
             "

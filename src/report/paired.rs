@@ -118,11 +118,7 @@ pub fn paired_test(
     let d: Vec<f64> = b.iter().zip(a).map(|(b, a)| b - a).collect();
     let difference = mean(b) - mean(a);
     let mut rng = SplitMix64(seed);
-    let mut means: Vec<f64> = (0..resamples)
-        .map(|_| (0..t).map(|_| d[rng.below(t)]).sum::<f64>() / t as f64)
-        .collect();
-    means.sort_by(f64::total_cmp);
-    let at = |q: f64| means[((q * (resamples - 1) as f64).round() as usize).min(resamples - 1)];
+    let ci95 = passk::bootstrap_mean(&d, resamples, &mut rng)?;
     // Ties count as at least as extreme (a rounding error's worth of slack),
     // so identical runs give p = 1.
     let observed = mean(&d).abs() - 1e-12;
@@ -142,7 +138,7 @@ pub fn paired_test(
         }
     }
     let p_value = (extreme + 1) as f64 / (resamples + 1) as f64;
-    Some((difference, (at(0.025), at(0.975)), p_value))
+    Some((difference, ci95, p_value))
 }
 
 /// The `format` value of `compare --json` files.

@@ -211,11 +211,19 @@ impl CandidateResult {
 
     /// A result the machine or the harness is to blame for: `error`, the
     /// detail naming the cause.
-    pub fn harness_fault(detail: &str, total: usize) -> Self {
-        CandidateResult {
-            fault: Some(Fault::Harness),
-            ..CandidateResult::not_run(&format!("harness fault: {detail}"), total)
-        }
+    pub fn harness_fault(cause: &str, total: usize) -> Self {
+        let mut result = CandidateResult::not_run("", total);
+        result.blame_harness(cause);
+        result
+    }
+
+    /// Makes this the harness's fault, not the code's: `error`, with the
+    /// detail `harness fault: <cause>`.
+    pub fn blame_harness(&mut self, cause: &str) {
+        self.outcome = Outcome::Error;
+        self.score = 0.0;
+        self.fault = Some(Fault::Harness);
+        self.detail = format!("harness fault: {cause}");
     }
 
     /// Whether its first run and its rechecks disagree.

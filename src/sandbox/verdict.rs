@@ -63,8 +63,7 @@ pub(super) fn interpret(
             ..t
         });
     } else if observed.server_lost && observed.status.is_none() {
-        result.detail = "the fast-start interpreter ended before reporting a result".into();
-        result.fault = Some(crate::sandbox::Fault::Harness);
+        result.blame_harness("the fast-start interpreter ended before reporting a result");
     } else {
         let status = observed.status.map(std::process::ExitStatus::from_raw);
         if report.start_ns.is_some() && status.is_some_and(|s| s.code().is_some()) {

@@ -108,9 +108,7 @@ pub struct TaskSet {
 /// `Err` means the file as a whole is unusable (missing, not text, unknown format);
 /// problems in single records are collected in [`TaskSet::errors`].
 pub fn load_tasks(path: &Path) -> Result<TaskSet, InputError> {
-    let raw = std::fs::read(path)
-        .map_err(|e| InputError::file(path, "read", format!("cannot read the file: {e}")))?;
-    parse_tasks(path, raw)
+    parse_tasks(path, input::read_bytes(path)?)
 }
 
 /// Like [`load_tasks`] for bytes already in memory; `path` names them in messages.

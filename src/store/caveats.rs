@@ -77,6 +77,13 @@ impl Caveats {
         })
     }
 
+    /// The warnings a summary gives: harness faults, then flaky candidates.
+    pub fn warnings(&self) -> impl Iterator<Item = String> {
+        [self.faults_line(), self.flaky_line()]
+            .into_iter()
+            .flatten()
+    }
+
     /// Whether most finished results are harness faults.
     pub fn mostly_faults(&self, finished: usize) -> bool {
         finished > 0 && self.harness_faults * 2 > finished
@@ -84,26 +91,6 @@ impl Caveats {
 }
 
 impl Store {
-    /// `(n, c)` per task over the finished candidates `counted` keeps, a pass
-    /// being what `passes` says.
-    fn counts_where(
-        &self,
-        counted: impl Fn(&CandidateResult) -> bool,
-        passes: impl Fn(&CandidateResult) -> bool,
-    ) -> Vec<(usize, usize)> {
-        let mut counts = vec![(0usize, 0usize); self.tasks.len()];
-        for cand in &self.candidates {
-            let Some(r) = cand.result.as_ref().filter(|r| counted(r)) else {
-                continue;
-            };
-            if let Some(entry) = counts.get_mut(cand.task) {
-                entry.0 += 1;
-                entry.1 += usize::from(passes(r));
-            }
-        }
-        counts
-    }
-
     /// The caveats of the finished candidates at `ks`.
     pub fn caveats(&self, ks: &[usize]) -> Caveats {
         let finished = || self.candidates.iter().filter_map(|c| c.result.as_ref());

@@ -174,13 +174,24 @@ impl Store {
 
     /// `(n, c)` per task over finished candidates, in task order.
     pub fn counts(&self) -> Vec<(usize, usize)> {
+        self.counts_where(|_| true, |r| r.outcome == Outcome::Pass)
+    }
+
+    /// `(n, c)` per task over the finished candidates `counted` keeps, a pass
+    /// being what `passes` says.
+    pub(super) fn counts_where(
+        &self,
+        counted: impl Fn(&CandidateResult) -> bool,
+        passes: impl Fn(&CandidateResult) -> bool,
+    ) -> Vec<(usize, usize)> {
         let mut counts = vec![(0usize, 0usize); self.tasks.len()];
         for cand in &self.candidates {
-            if let (Some(r), Some(entry)) = (&cand.result, counts.get_mut(cand.task)) {
+            let Some(r) = cand.result.as_ref().filter(|r| counted(r)) else {
+                continue;
+            };
+            if let Some(entry) = counts.get_mut(cand.task) {
                 entry.0 += 1;
-                if r.outcome == Outcome::Pass {
-                    entry.1 += 1;
-                }
+                entry.1 += usize::from(passes(r));
             }
         }
         counts

@@ -2,11 +2,14 @@
 //! the background, the per-task table kept, and the calibrated timeouts used
 //! for the next run when the user says so.
 
+use std::path::PathBuf;
+
 use super::Workbench;
 use crate::calibrate::Calibration;
 use crate::engine::RunSettings;
 use crate::generations;
 use crate::plan::Plan;
+use crate::sandbox::Interpreter;
 
 /// Runs of each reference when the app calibrates.
 pub const APP_REPEAT: usize = 3;
@@ -26,30 +29,36 @@ impl Workbench {
     /// Times the loaded tasks' references ([`APP_REPEAT`] runs each) under
     /// `settings`, in the background.
     pub fn calibrate(&mut self, settings: RunSettings) {
-        let why_not = match (&self.tasks, self.python.interpreter()) {
-            _ if self.calibration.running => Some("a calibration is running".to_owned()),
-            (None, _) => Some("open a task file first".to_owned()),
-            (_, Err(e)) => Some(e),
-            (Some(tasks), Ok(python)) => {
-                let references = generations::from_references(tasks);
-                if references.items.is_empty() {
-                    Some(format!(
-                        "{} has no reference solutions to time (HumanEval and MBPP files carry them)",
-                        tasks.path.display()
-                    ))
-                } else {
-                    let plan = Plan::build(tasks, &references);
-                    let (path, python) = (tasks.path.clone(), python.clone());
-                    self.loader
-                        .calibrate(plan, path, APP_REPEAT, python, settings);
-                    self.calibration.running = true;
-                    None
-                }
+        match self.references() {
+            Ok((plan, path, python)) => {
+                self.loader
+                    .calibrate(plan, path, APP_REPEAT, python, settings);
+                self.calibration.running = true;
             }
-        };
-        if let Some(why) = why_not {
-            self.notify(format!("cannot calibrate: {why}"), true);
+            Err(why) => self.notify(format!("cannot calibrate: {why}"), true),
         }
+    }
+
+    /// The plan of the loaded tasks' references, their file and the
+    /// interpreter, or why there is nothing to calibrate now.
+    fn references(&self) -> Result<(Plan, PathBuf, Interpreter), String> {
+        if self.calibration.running {
+            return Err("a calibration is running".into());
+        }
+        let tasks = self.tasks.as_ref().ok_or("open a task file first")?;
+        let python = self.python.interpreter()?;
+        let references = generations::from_references(tasks);
+        if references.items.is_empty() {
+            return Err(format!(
+                "{} has no reference solutions to time (HumanEval and MBPP files carry them)",
+                tasks.path.display()
+            ));
+        }
+        Ok((
+            Plan::build(tasks, &references),
+            tasks.path.clone(),
+            python.clone(),
+        ))
     }
 
     /// Takes the finished calibration.

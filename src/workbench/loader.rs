@@ -198,35 +198,33 @@ impl Loader {
 
 /// Reads and parses the file at `path` as `target`, reading it once.
 fn read(target: Target, path: &Path) -> Result<Opened, String> {
-    let e = |e: &dyn std::fmt::Display| e.to_string();
     Ok(match target {
-        Target::Tasks => Opened::Tasks(spec::load_tasks(path).map_err(|x| e(&x))?),
+        Target::Tasks => Opened::Tasks(spec::load_tasks(path).map_err(message)?),
         Target::Generations => {
-            Opened::Generations(generations::load_generations(path).map_err(|x| e(&x))?)
+            Opened::Generations(generations::load_generations(path).map_err(message)?)
         }
-        Target::Run => Opened::Run(Box::new(RunFile::load(path).map_err(|x| e(&x))?)),
+        Target::Run => Opened::Run(Box::new(RunFile::load(path).map_err(message)?)),
         Target::Baseline => Opened::Baseline(Box::new(Baseline::open(path)?)),
         Target::Any => {
-            let raw = std::fs::read(path).map_err(|x| {
-                e(&input::InputError::file(
-                    path,
-                    "read",
-                    format!("cannot read the file: {x}"),
-                ))
-            })?;
+            let raw = input::read_bytes(path).map_err(message)?;
             let sha256 = input::sha256_hex(&raw);
-            let text = input::decode_text(path, raw).map_err(|x| e(&x))?;
-            match input::sniff(path, &text).map_err(|x| e(&x))? {
+            let text = input::decode_text(path, raw).map_err(message)?;
+            match input::sniff(path, &text).map_err(message)? {
                 FileKind::Tasks => {
-                    Opened::Tasks(spec::tasks_from_text(path, sha256, &text).map_err(|x| e(&x))?)
+                    Opened::Tasks(spec::tasks_from_text(path, sha256, &text).map_err(message)?)
                 }
                 FileKind::Generations => Opened::Generations(
-                    generations::generations_from_text(path, sha256, &text).map_err(|x| e(&x))?,
+                    generations::generations_from_text(path, sha256, &text).map_err(message)?,
                 ),
-                FileKind::RunFile => Opened::Run(Box::new(
-                    RunFile::from_text(path, &text).map_err(|x| e(&x))?,
-                )),
+                FileKind::RunFile => {
+                    Opened::Run(Box::new(RunFile::from_text(path, &text).map_err(message)?))
+                }
             }
         }
     })
+}
+
+/// An error as the notice that shows it.
+fn message(e: impl std::fmt::Display) -> String {
+    e.to_string()
 }
