@@ -346,3 +346,34 @@ fn no_network_mode_cuts_the_candidate_off_even_from_loopback() {
         r.detail
     );
 }
+
+#[test]
+fn a_candidate_cannot_pass_its_failure_off_as_a_harness_fault() {
+    // A wrong answer that tries to look like the machine's fault: forged
+    // fork-server control lines and junk on every descriptor, then its
+    // parent (the fork server in fast start) killed two ways. Were any of it
+    // to reach the host, the result would be a harness fault and leave the
+    // pass@k "without harness faults".
+    let code = "import os, signal
+for fd in range(3, 256):
+    for line in (b'pid 1\\n', b'signal 9\\n', b'exit 0\\n', b'\\xff' * 5000):
+        try:
+            os.write(fd, line)
+        except OSError:
+            pass
+for kill in (lambda: os.kill(os.getppid(), 9),
+             lambda: signal.pidfd_send_signal(os.pidfd_open(os.getppid()), 9)):
+    try:
+        kill()
+    except Exception:
+        pass
+def add(a, b):
+    return 0
+";
+    // Both modes, which must agree (`run` checks that).
+    let r = run(code, &["add(1, 2) == 3"]);
+    assert_eq!(r.fault, None, "{r:?}");
+    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    assert!(!r.detail.starts_with("harness fault"), "{r:?}");
+    assert!(r.flags.contains(&"forged-envelope".to_owned()), "{r:?}");
+}
