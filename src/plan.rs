@@ -18,6 +18,10 @@ pub struct Program {
     pub code: String,
     /// The task's assertion strings.
     pub assertions: Arc<[String]>,
+    /// The task's own reference program (empty when it has none): the judge
+    /// takes the names it defines as names the task asks for, so a program
+    /// that defines one of them hides no builtin (MBPP's task 126 is `sum`).
+    pub reference: Arc<str>,
 }
 
 /// One candidate to evaluate.
@@ -118,12 +122,13 @@ impl Plan {
                 missing.push(task.id.clone());
             }
             let assertions: Arc<[String]> = task.assertions.clone().into();
+            let reference = reference_program(task);
             for (&sample, &(_, text)) in samples {
                 jobs.push(Job {
                     task: t,
                     sample,
                     generation: text.to_owned(),
-                    program: assemble(task, text, &assertions),
+                    program: assemble(task, text, &assertions, &reference),
                 });
             }
         }
@@ -173,11 +178,24 @@ impl Shard {
     }
 }
 
-/// Builds the program for one generation of `task`.
+/// The program of `task`'s own reference solution, or empty.
+pub fn reference_program(task: &Task) -> Arc<str> {
+    let Some(reference) = &task.reference else {
+        return Arc::from("");
+    };
+    match &task.style {
+        ProgramStyle::Whole => Arc::from(reference.as_str()),
+        ProgramStyle::Completion { prompt, .. } => Arc::from(format!("{prompt}{reference}")),
+    }
+}
+
+/// Builds the program for one generation of `task` (`assertions` and
+/// `reference` are the task's, shared by its samples).
 pub fn assemble(
     task: &Task,
     generation: &str,
     assertions: &Arc<[String]>,
+    reference: &Arc<str>,
 ) -> Result<Program, String> {
     let code = task
         .post_process
@@ -200,6 +218,7 @@ pub fn assemble(
         setup: task.setup.clone(),
         code,
         assertions: Arc::clone(assertions),
+        reference: Arc::clone(reference),
     })
 }
 
@@ -239,7 +258,7 @@ mod tests {
     fn a_completion_is_appended_to_the_prompt() {
         let t = humaneval_task();
         let a: Arc<[String]> = t.assertions.clone().into();
-        let p = assemble(&t, "    return x\n", &a).unwrap();
+        let p = assemble(&t, "    return x\n", &a, &Arc::from("")).unwrap();
         assert_eq!(p.code, "def f(x):\n    \"\"\"doc\"\"\"\n    return x\n");
     }
 
@@ -247,7 +266,13 @@ mod tests {
     fn a_whole_function_follows_the_prompt_after_a_newline() {
         let t = humaneval_task();
         let a: Arc<[String]> = t.assertions.clone().into();
-        let p = assemble(&t, "Sure:\n```python\ndef f (x):\n    return x\n```", &a).unwrap();
+        let p = assemble(
+            &t,
+            "Sure:\n```python\ndef f (x):\n    return x\n```",
+            &a,
+            &Arc::from(""),
+        )
+        .unwrap();
         assert_eq!(
             p.code,
             "def f(x):\n    \"\"\"doc\"\"\"\n\ndef f (x):\n    return x\n"

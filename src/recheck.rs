@@ -11,10 +11,7 @@ use crate::plan::Plan;
 use crate::sandbox::{Interpreter, Outcome, SandboxError};
 use crate::store::Store;
 
-/// The flag of a candidate whose rechecks disagree with its first run.
-pub const FLAKY: &str = "flaky";
-/// What the flag means.
-pub const FLAKY_MEANING: &str = "its rechecks disagree with its first run (the reported outcome is the first run's; see the range of pass@k in the summary)";
+pub use crate::sandbox::flags::FLAKY;
 
 /// The plan of the rechecks of `store` (the results of `plan`'s jobs) under
 /// `settings`, and for each of its jobs the candidate it rechecks; `None`
@@ -59,7 +56,7 @@ pub fn record(store: &mut Store, index: usize, outcome: Outcome) {
     };
     result.rechecks.push(outcome);
     if result.is_flaky() {
-        crate::integrity::add_flag(&mut result.flags, FLAKY);
+        crate::sandbox::flags::add_flag(&mut result.flags, FLAKY);
     }
 }
 

@@ -1,43 +1,35 @@
-# execscope harness: runs one candidate in this fresh interpreter.
+# execscope harness: the two processes of one candidate, and the fork servers
+# that start them in the fast-start mode.
 #
-# Started by the host as `python -s -S -B -c <this program>` with a cleaned
-# environment (the program is the files of assets/harness/ in order: core,
-# denylist, threads, integrity, verdict, server, main). It reads a
-# length-prefixed payload from stdin, runs the candidate code, then the
-# task's test setup (MBPP's `test_setup_code` uses what the code defines),
-# then every assertion in the candidate's namespace, and reports on
-# descriptor 3, a pipe the candidate's prints never reach:
+# Started by the host as `python -s -S -B -c <this program> ROLE` with a
+# cleaned environment (the program is the files of assets/harness/ in order:
+# core, codec, denylist, threads, candidate, judge, server, main). ROLE is
 #
-#   <token> start <ns>      the harness is ready (its monotonic clock)
-#   <token> <step> <result> one per step: `c` the code, `s` the setup, `aN`
-#                           assertion N; `ok <secret>`, fail, memory or skip
-#   <token> c syntax        the code does not compile (nothing ran)
-#   <token> end             every step has run
-#   @<kind> <len>\n<text>   notes: a failure's detail, a flag, the end time
+#   candidate       runs the program (prompt + completion) and answers the
+#                   judge's calls on descriptor 3; it never sees a test
+#   serve ROLE      a fork server whose children take the path of ROLE
 #
-# Only the records starting with this candidate's random token count, and an
-# `ok` only with its step's own secret; they are made before candidate code
-# runs and written by C code alone, so no Python code can forge one
-# (verdict.py says how). A candidate that puts its own pipe on descriptor 3
-# reads the records written after that, token included, but a step's secret
-# only once that step has passed. Notes are untrusted: a candidate can write
-# them too, so they carry only text and flags.
+# and the judge (judge.py) is always a fork server's child: it runs the
+# task's tests, with every name they take from the program bound to a proxy
+# that calls into the candidate process, and writes the verdict to the host
+# on descriptor 3. No code compiled from the candidate's text runs in it.
 #
-# Started with the argument `serve`, it is a fork server (the fast-start mode,
-# server.py) whose children take exactly the path above.
+# The protocol between the processes is written down once, in
+# src/sandbox/wire.rs; these files follow it.
 #
-# It imports nothing the interpreter has not loaded at start-up but `atexit`
+# It imports nothing the interpreter has not loaded at start-up but `marshal`
 # (each import of a built-in module costs a fresh interpreter 20-100 us).
 import sys
 import posix
 import time
 import builtins
 import _thread
-import atexit
+import marshal
 
 _mono = time.monotonic_ns
 _t_start = _mono()
 _write = posix.write
+_read = posix.read
 _exit = posix._exit
 _compile = compile
 _exec = exec
@@ -48,16 +40,14 @@ _isinstance = isinstance
 _BaseException = BaseException
 _SyntaxError = SyntaxError
 _MemoryError = MemoryError
-_SystemExit = SystemExit
 _ImportError = ImportError
 _int = int
 _stdout = sys.stdout
 _stderr = sys.stderr
 
-ENVELOPE_FD = 3
-
 
 def _fields_of(data):
+    """The fields of `data`, each framed as `<byte length>\\n<bytes>`."""
     fields = []
     pos = 0
     while pos < _len(data):
@@ -72,37 +62,36 @@ def _fields_of(data):
 DETAIL_MAX = 2000
 
 
-def _describe(exc, outermost_is_ours=False):
-    """`Type: message (line N)` for an exception, N in the candidate's code if
-    known. `outermost_is_ours`: the exception was caught by a step runner, so
-    the first traceback entry is the runner's (skipped unread: reading a
-    runner's frame is what the integrity hook flags)."""
+def _describe(exc):
+    """`Type: message (line N)` for an exception, N the line of the
+    candidate's program where it was raised, if it was."""
     try:
-        return _describe_unguarded(exc, outermost_is_ours)[:DETAIL_MAX]
+        text = _type(exc).__name__
+        msg = _str(exc)
+        if msg:
+            text += ": " + msg
+        if _isinstance(exc, _SyntaxError):
+            if exc.lineno:
+                text = _type(exc).__name__ + ": " + _str(exc.msg) + " (line " + _str(exc.lineno) + ")"
+            return text[:DETAIL_MAX]
+        line = _program_line(exc)
+        if line is not None:
+            text += " (line " + _str(line) + ")"
+        return text[:DETAIL_MAX]
     except _BaseException:
         return "exception that cannot be described"
 
 
-def _describe_unguarded(exc, outermost_is_ours):
-    text = _type(exc).__name__
-    msg = _str(exc)
-    if msg:
-        text += ": " + msg
-    if _isinstance(exc, _SyntaxError):
-        if exc.lineno:
-            text = _type(exc).__name__ + ": " + _str(exc.msg) + " (line " + _str(exc.lineno) + ")"
-        return text
+def _program_line(exc):
+    """The last line of the candidate's program in the traceback of `exc`
+    (in the judge: the line the candidate process reported)."""
+    line = getattr(exc, "_execscope_line", None)
     tb = exc.__traceback__
-    if outermost_is_ours and tb is not None:
-        tb = tb.tb_next
-    line = None
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == "<candidate>":
             line = tb.tb_lineno
         tb = tb.tb_next
-    if line is not None:
-        text += " (line " + _str(line) + ")"
-    return text
+    return line
 
 
 def _flush():
@@ -113,14 +102,52 @@ def _flush():
             pass
 
 
+def _write_all(fd, data):
+    """Writes all of `data` (a pipe may take it in parts); False when it cannot."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[_write(fd, view) :]
+        except InterruptedError:
+            pass
+        except _BaseException:
+            return False
+    return True
+
+
+def _read_exactly(fd, n):
+    """`n` bytes from `fd`, or None at the end of the stream."""
+    parts = []
+    while n > 0:
+        try:
+            chunk = _read(fd, n if n < 1 << 20 else 1 << 20)
+        except InterruptedError:
+            continue
+        if not chunk:
+            return None
+        parts.append(chunk)
+        n -= _len(chunk)
+    return b"".join(parts) if _len(parts) != 1 else parts[0]
+
+
+# A message between the two processes: 8 bytes of length (big-endian), then
+# the message.
+def _frame(data):
+    return _len(data).to_bytes(8, "big") + data
+
+
+def _read_frame(fd, limit):
+    """The next message on `fd`; None at the end of the stream; raises
+    ValueError for a length over `limit`."""
+    head = _read_exactly(fd, 8)
+    if head is None:
+        return None
+    n = _int.from_bytes(head, "big")
+    if n > limit:
+        raise ValueError("a message of %d bytes (at most %d)" % (n, limit))
+    return _read_exactly(fd, n) if n else b""
+
+
 def _note_bytes(kind, text):
     data = text.encode("utf-8", "replace")
     return ("@" + kind + " " + _str(_len(data)) + "\n").encode() + data
-
-
-def _note(kind, text):
-    """Writes one note (see above); never raises."""
-    try:
-        _write(ENVELOPE_FD, _note_bytes(kind, text))
-    except _BaseException:
-        pass

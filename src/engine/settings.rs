@@ -20,7 +20,7 @@ pub struct RunSettings {
     #[serde(default)]
     pub require_confinement: bool,
     /// Strict integrity: a flagged pass counts as `error` (see
-    /// [`crate::integrity::apply_strict`]).
+    /// [`crate::sandbox::flags::apply_strict`]).
     #[serde(default)]
     pub strict_integrity: bool,
     /// Rechecks after the run: candidates that timed out (every candidate

@@ -219,7 +219,7 @@ fn flags_ui(ui: &mut egui::Ui, flags: &[String]) {
     for flag in flags {
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(format!("⚑ {flag}")).color(color).strong());
-            ui.label(crate::integrity::meaning(flag));
+            ui.label(crate::sandbox::flags::meaning(flag));
         });
     }
 }

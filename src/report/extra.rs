@@ -78,7 +78,7 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
             "\n{line}.\n\n| flag | candidates | meaning |\n| --- | ---: | --- |"
         );
         for (flag, n) in &s.flags {
-            let meaning = crate::integrity::meaning(flag);
+            let meaning = crate::sandbox::flags::meaning(flag);
             let _ = writeln!(md, "| {flag} | {n} | {meaning} |");
         }
     }

@@ -179,7 +179,7 @@ pub struct CandidateRow {
     /// Where the time went.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
-    /// Signs of gaming the grader (see [`crate::integrity::FLAGS`]), and
+    /// Signs of gaming the grader (see [`crate::sandbox::flags::FLAGS`]), and
     /// `flaky`.
     #[serde(default)]
     pub flags: Vec<String>,

@@ -17,4 +17,7 @@ pub(super) struct Job<'a> {
     /// Called once the candidate no longer needs its worker's place (it
     /// mostly waits, or it has had its full-priority CPU time).
     pub on_hand_off: &'a dyn Fn(),
+    /// Strict integrity: the judge binds no program name that hides a
+    /// builtin or a module the tests use.
+    pub strict: bool,
 }

@@ -1,5 +1,5 @@
 //! What is applied to a candidate between fork (or clone) and exec: a new
-//! session, the result channel on descriptor 3, the kernel confinement (see
+//! session, the call channel to its judge on descriptor 3, the kernel confinement (see
 //! `confine`), resource limits, and (optionally) a fresh network namespace.
 //! Everything here runs in the child, which may share the host's memory until
 //! it execs (see `spawn`), so it only makes async-signal-safe calls on data
@@ -13,10 +13,8 @@ use std::time::Duration;
 use super::Limits;
 use super::confine::Prepared;
 
-/// The descriptor the harness writes its envelope to.
-pub(super) const ENVELOPE_FD: RawFd = 3;
-/// The descriptor a fork server reports on (`pid N`, `exit N`, `signal N`).
-pub(super) const CONTROL_FD: RawFd = 4;
+/// The descriptor of a candidate process's call channel to its judge.
+pub(super) const CALL_FD: RawFd = 3;
 /// The descriptor of the Landlock ruleset a fork server's children enforce.
 pub(super) const RULESET_FD: RawFd = 5;
 
@@ -68,24 +66,29 @@ pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
         rlimits.push((libc::RLIMIT_NOFILE, n as libc::rlim_t, n as libc::rlim_t));
     }
     if limits.cpu_backstop {
-        let soft = timeout.as_secs() as libc::rlim_t + 2;
+        let soft = cpu_seconds(timeout) as libc::rlim_t;
         rlimits.push((libc::RLIMIT_CPU, soft, soft + 1));
         rlimits.push((libc::RLIMIT_CORE, 0, 0));
     }
     rlimits
 }
 
+/// The CPU backstop's soft limit for `timeout`: the timeout plus 2 s.
+pub(super) fn cpu_seconds(timeout: Duration) -> u64 {
+    timeout.as_secs() + 2
+}
+
 impl ChildSetup {
     /// The setup of a candidate started fresh: its limits and confinement,
-    /// the envelope pipe on descriptor 3, killed with the host.
+    /// the call channel on descriptor 3, killed with the host.
     pub(super) fn candidate(
         limits: &Limits,
         timeout: Duration,
-        envelope_w: RawFd,
+        call: RawFd,
         confine: Option<Prepared>,
     ) -> ChildSetup {
         ChildSetup {
-            fds: vec![(envelope_w, ENVELOPE_FD)],
+            fds: vec![(call, CALL_FD)],
             // SAFETY: getpid has no preconditions.
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGKILL,
@@ -95,19 +98,13 @@ impl ChildSetup {
         }
     }
 
-    /// The setup of a fork server: the envelope pipe on 3, its status channel
-    /// on 4 and (confined) the Landlock ruleset its children enforce again on
-    /// 5; no limits of its own (each child it forks sets them); SIGTERM when
-    /// the host dies, which it answers by killing its child. The server is
-    /// confined like a candidate except that it may fork.
-    pub(super) fn server(
-        limits: &Limits,
-        envelope_w: RawFd,
-        control_w: RawFd,
-        confine: Option<Prepared>,
-    ) -> ChildSetup {
+    /// The setup of a fork server: (confined) the Landlock ruleset its
+    /// children enforce again on 5; no limits of its own (each child it forks
+    /// sets them); SIGTERM when the host dies, which it answers by killing its
+    /// child. The server is confined like a candidate except that it may fork.
+    pub(super) fn server(limits: &Limits, confine: Option<Prepared>) -> ChildSetup {
         #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
-        let mut fds = vec![(envelope_w, ENVELOPE_FD), (control_w, CONTROL_FD)];
+        let mut fds = Vec::new();
         #[cfg(target_os = "linux")]
         if let Some(ruleset) = confine.as_ref().and_then(Prepared::ruleset) {
             fds.push((ruleset.fd(), RULESET_FD));

@@ -7,45 +7,55 @@ mod cancel;
 mod capture;
 pub mod confine;
 mod disk;
+pub mod flags;
 mod forkserver;
 mod interpreter;
 mod job;
 mod limits;
 mod pacing;
-mod payload;
+mod pair;
 mod process;
 mod reaper;
+mod runner;
 mod spawn;
 mod supervise;
 mod sys;
 mod verdict;
+mod wire;
 
 use std::time::Duration;
 
 pub use cancel::CancelToken;
-pub use forkserver::{ForkServer, PRELOADED_MODULES, Runner};
+pub use forkserver::PRELOADED_MODULES;
 pub use interpreter::Interpreter;
 pub use limits::network_isolation;
 pub use process::run_candidate;
+pub use runner::Runner;
 
-/// The exact payload the harness receives on stdin for `program`, shown to users
-/// (the per-candidate token and secrets are replaced by `<secret>`).
+/// The exact payloads the two processes receive for `program`, shown to
+/// users: the candidate process's (the program; no test) and the judge's
+/// (the tests).
 pub fn describe_payload(
     program: &crate::plan::Program,
     limits: &Limits,
     python: &Interpreter,
 ) -> String {
-    let keys = payload::Keys::with(program, || "<secret>".to_owned());
-    String::from_utf8_lossy(&payload::encode(&keys, program, limits, python)).into_owned()
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    format!(
+        "# the candidate process (its stdin)\n{}\n\n# the judge\n{}",
+        text(wire::candidate_payload(program, limits, python)),
+        text(wire::judge_payload(program, false))
+    )
 }
 
 /// The harness program, embedded at build time.
 pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
+    include_str!("../../assets/harness/codec.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/threads.py"),
-    include_str!("../../assets/harness/integrity.py"),
-    include_str!("../../assets/harness/verdict.py"),
+    include_str!("../../assets/harness/candidate.py"),
+    include_str!("../../assets/harness/judge.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
 );
@@ -166,8 +176,8 @@ pub struct CandidateResult {
     pub stderr: String,
     /// Where the time went (absent when the harness did not report).
     pub timing: Option<Timing>,
-    /// Signs that it tried to game the grader (see [`crate::integrity::FLAGS`]),
-    /// and `flaky` when rechecks disagreed.
+    /// Signs that it tried to game the grader (see [`flags::FLAGS`]), and
+    /// `flaky` when rechecks disagreed.
     #[serde(default)]
     pub flags: Vec<String>,
     /// Set when the machine or the harness failed, not the candidate's code

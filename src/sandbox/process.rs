@@ -1,19 +1,13 @@
-//! Running one candidate in a fresh interpreter: the harness started directly
-//! (never through a shell) with the payload on stdin, supervised by the shared
-//! poll loop, then what was observed mapped to one of the five outcomes.
+//! What every start of the harness shares: the interpreter's flags, the boot
+//! program that loads the compiled harness, the confinement a process gets,
+//! and the results decided before anything starts.
 
-use std::io;
-use std::os::fd::AsRawFd;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::confine::Prepared;
 use super::job::Job;
-use super::limits::ChildSetup;
-use super::supervise::{self, Exit, Input, Pipes, Stop, Watch};
-use super::sys::{self, monotonic_ns, pipe_cloexec};
-use super::verdict::{self, Times};
-use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, SandboxError};
-use super::{payload, reaper, spawn};
+use super::supervise::Stop;
+use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Runner, SandboxError};
 use crate::plan::Program;
 
 /// The interpreter flags every candidate (and every fork server) starts with.
@@ -62,7 +56,8 @@ pub(super) fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
     input
 }
 
-/// Runs one candidate to completion and maps what happened to a result.
+/// Runs one candidate to completion and maps what happened to a result (a
+/// runner of its own: its judge server is started for it alone).
 ///
 /// `Err` only for host problems (cannot spawn) and cancellation; anything the
 /// candidate does is an `Ok` result with one of the five outcomes.
@@ -73,77 +68,7 @@ pub fn run_candidate(
     program: &Program,
     cancel: Option<&CancelToken>,
 ) -> Result<CandidateResult, SandboxError> {
-    let job = Job {
-        program,
-        timeout,
-        cancel,
-        on_hand_off: &|| {},
-    };
-    run_fresh(python, limits, &job)
-}
-
-/// Runs `job` in a fresh interpreter.
-pub(super) fn run_fresh(
-    python: &Interpreter,
-    limits: &Limits,
-    job: &Job<'_>,
-) -> Result<CandidateResult, SandboxError> {
-    let (program, timeout) = (job.program, job.timeout);
-    if let Some(early) = before_running(job)? {
-        return Ok(early);
-    }
-    let keys = payload::Keys::new(program);
-    let input = child_input(python, payload::encode(&keys, program, limits, python));
-    let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
-
-    let t_begin = monotonic_ns();
-    let started = Instant::now();
-    let (envelope_r, envelope_w) = pipe_cloexec()?;
-    let confine = confinement(limits, python, dir.path(), false)?;
-    let setup = ChildSetup::candidate(limits, timeout, envelope_w.as_raw_fd(), confine);
-    let child = spawn::start_harness(python, &[], dir.path(), setup).map_err(|e| {
-        SandboxError::Spawn(io::Error::new(
-            e.kind(),
-            format!("{}: {e}", python.executable.display()),
-        ))
-    })?;
-    drop(envelope_w);
-    let t_spawned = monotonic_ns();
-    let pid = child.pid;
-    let stdin = Some(Input::Owned(child.stdin));
-    let (stdout, stderr) = (child.stdout, child.stderr);
-    let exit = Exit::Child {
-        pid,
-        pidfd: sys::pidfd(pid),
-    };
-    let pipes = Pipes {
-        stdout: stdout.as_raw_fd(),
-        stderr: stderr.as_raw_fd(),
-        envelope: envelope_r.as_raw_fd(),
-    };
-    let watch = Watch {
-        cap: limits.output_cap,
-        started,
-        timeout,
-        cancel: job.cancel,
-        on_hand_off: job.on_hand_off,
-        disk: limits.disk_bytes.map(|limit| (dir.path(), limit)),
-    };
-    let observed = supervise::supervise(&exit, stdin, &input, &pipes, &watch);
-    let status = spawn::wait(pid);
-    let t_reaped = monotonic_ns();
-    let duration_ms = started.elapsed().as_millis() as u64;
-    reaper::finished(pid);
-    reaper::remove_dir(dir);
-    let mut observed = observed.map_err(stop_error)?;
-    observed.status = status;
-    let times = Times {
-        begin: t_begin,
-        spawned: t_spawned,
-        reaped: t_reaped,
-        duration_ms,
-    };
-    Ok(verdict::interpret(&observed, &keys, job, limits, &times))
+    Runner::new(python, limits, false).run(timeout, program, cancel, &|| {})
 }
 
 /// The confinement a candidate (or, with `fork`, a fork server) of `python`

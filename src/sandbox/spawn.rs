@@ -25,7 +25,8 @@ use super::{Interpreter, reaper};
 /// A started child: its process id and our ends of its stdio.
 pub(super) struct Started {
     pub pid: libc::pid_t,
-    pub stdin: OwnedFd,
+    /// Our end of its stdin, unless it was given one.
+    pub stdin: Option<OwnedFd>,
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
 }
@@ -43,14 +44,20 @@ fn environment(dir: &Path) -> [(&'static str, OsString); 6] {
 }
 
 /// Starts `python` on the harness (`-c` program, then `args`) in `dir`, with
-/// `setup` applied in the child, and registers it with the reaper.
+/// `setup` applied in the child, and registers it with the reaper. Its stdin
+/// is `stdin` when given (a fork server's socket), else a pipe whose other
+/// end is returned.
 pub(super) fn start_harness(
     python: &Interpreter,
     args: &[&str],
     dir: &Path,
     setup: ChildSetup,
+    stdin: Option<OwnedFd>,
 ) -> io::Result<Started> {
-    let (stdin_r, stdin_w) = pipe_cloexec()?;
+    let (stdin_r, stdin_w) = match stdin {
+        Some(fd) => (fd, None),
+        None => pipe_cloexec().map(|(r, w)| (r, Some(w)))?,
+    };
     let (stdout_r, stdout_w) = pipe_cloexec()?;
     let (stderr_r, stderr_w) = pipe_cloexec()?;
     let mut argv: Vec<&OsStr> = vec![python.executable.as_os_str()];

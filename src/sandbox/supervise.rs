@@ -1,9 +1,11 @@
-//! Supervising one running candidate from a single poll loop, whichever way it
-//! was started: the payload written out, stdout and stderr streamed against the
-//! cap, the envelope read from descriptor 3, the deadline, the demotion and the
-//! cancel pipe watched, and the end seen either directly (a pidfd, or `waitid`
-//! polling, for our own child) or through the status lines a fork server sends.
-//! Every way out kills the candidate's whole process group.
+//! Supervising one candidate's two processes from a single poll loop: the
+//! candidate process (its payload written out, stdout and stderr streamed
+//! against the cap, its directory against the disk limit, its CPU time for
+//! the demotion) and its judge (the verdict read from its pipe), the deadline
+//! and the cancel pipe for both. The end of each is seen directly (a pidfd, or
+//! `waitid` polling, for our own child) or through the lines of the fork
+//! server it came from. Once the judge has ended the candidate process is
+//! killed: it has nothing left to answer. Every way out kills both groups.
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -13,16 +15,16 @@ use super::CancelToken;
 use super::capture::{EXCERPT_BYTES, Stream};
 use super::disk::{DISK_CHECK_EVERY, over_disk_limit};
 use super::pacing::{CHECK_EVERY, DEMOTED_NICE, FULL_PRIORITY_SHARE, lower_priority, usage};
-use super::sys::{has_exited, kill_group, monotonic_ns, read_fd, set_nonblocking, write_fd};
+use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd};
 
-/// Most bytes accepted on the envelope channel.
-const ENVELOPE_MAX: usize = 1 << 20;
-/// How long output is still collected after our own child exits.
+/// Most bytes accepted on the verdict pipe.
+const VERDICT_MAX: usize = 4 << 20;
+/// How long output is still collected after both processes ended.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
 
-/// How the end of the candidate is seen.
+/// How the end of a process is seen.
 pub(super) enum Exit {
     /// Our own child, process-group leader `pid`: through a pidfd where the
     /// kernel has them, else by polling `waitid`.
@@ -35,29 +37,120 @@ pub(super) enum Exit {
     /// A fork server's child: the server sends `pid N` once it has forked and
     /// `exit N` or `signal N` once the child has ended (and waits to reap it).
     Server {
-        /// The server's status channel.
+        /// The server's channel.
         control: RawFd,
         /// The server's own process group, killed when it misbehaves.
         server: libc::pid_t,
     },
 }
 
-/// Where the payload goes.
-pub(super) enum Input {
-    /// Our child's stdin, closed once the payload is written.
-    Owned(OwnedFd),
-    /// A fork server's command channel, left open.
-    Borrowed(RawFd),
+/// One of a candidate's two processes, as the loop sees it.
+pub(super) struct Side {
+    exit: Exit,
+    /// Its process group, once known.
+    pub pgid: Option<libc::pid_t>,
+    /// Its raw wait status, once it ended.
+    pub status: Option<libc::c_int>,
+    /// When its server said it had forked (monotonic ns).
+    pub forked_ns: Option<u64>,
+    /// Its fork server died or sent something it should not have.
+    pub server_lost: bool,
+    /// The host killed it while it was still running.
+    pub killed: bool,
+    ended: bool,
+    lines: Vec<u8>,
 }
 
-impl Input {
-    fn fd(&self) -> RawFd {
-        match self {
-            Input::Owned(fd) => fd.as_raw_fd(),
-            Input::Borrowed(fd) => *fd,
+impl Side {
+    pub fn new(exit: Exit) -> Side {
+        let pgid = match &exit {
+            Exit::Child { pid, .. } => Some(*pid),
+            Exit::Server { .. } => None,
+        };
+        Side {
+            exit,
+            pgid,
+            status: None,
+            forked_ns: None,
+            server_lost: false,
+            killed: false,
+            ended: false,
+            lines: Vec::new(),
         }
     }
+
+    /// Kills what can be killed: its group, or (before its server has said
+    /// which process it is) the server itself.
+    pub fn kill(&mut self) {
+        self.killed |= !self.ended;
+        match (self.pgid, &self.exit) {
+            (Some(pgid), _) => kill_group(pgid),
+            (None, Exit::Server { server, .. }) => kill_group(*server),
+            (None, Exit::Child { .. }) => {}
+        }
+    }
+
+    fn watched_fd(&self) -> Option<RawFd> {
+        match &self.exit {
+            _ if self.ended => None,
+            Exit::Child { pidfd, .. } => pidfd.as_ref().map(AsRawFd::as_raw_fd),
+            Exit::Server { control, .. } => Some(*control),
+        }
+    }
+
+    fn polled(&self) -> bool {
+        !self.ended && matches!(self.exit, Exit::Child { pidfd: None, .. })
+    }
+
+    /// Looks at what its exit channel says; true when it has just ended.
+    fn look(&mut self, ready: bool, killed: bool, buf: &mut [u8]) -> bool {
+        if self.ended {
+            return false;
+        }
+        self.ended = match &self.exit {
+            Exit::Child { pid, pidfd } => ready || (pidfd.is_none() && has_exited(*pid)),
+            Exit::Server { control, .. } if ready => {
+                let control = *control;
+                self.read_lines(control, killed, buf)
+            }
+            Exit::Server { .. } => false,
+        };
+        self.ended
+    }
+
+    fn read_lines(&mut self, control: RawFd, killed: bool, buf: &mut [u8]) -> bool {
+        let mut s = Stream::new();
+        s.excerpt = std::mem::take(&mut self.lines);
+        s.pump(control, 4096, buf);
+        self.lines = s.excerpt;
+        // End of file: the server died (or was killed with its group).
+        let mut lost = !s.open;
+        while let Some(nl) = self.lines.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.lines.drain(..=nl).collect();
+            match server_line(&line[..nl]) {
+                Some(ServerLine::Pid(pid)) if self.pgid.is_none() => {
+                    self.pgid = Some(pid);
+                    self.forked_ns = Some(monotonic_ns());
+                    if killed {
+                        kill_group(pid);
+                    }
+                }
+                Some(ServerLine::Status(status))
+                    if self.pgid.is_some() && self.status.is_none() =>
+                {
+                    self.status = Some(status);
+                }
+                _ => lost = true,
+            }
+        }
+        self.server_lost |= lost || self.lines.len() >= 4096;
+        self.server_lost || self.status.is_some()
+    }
 }
+
+/// Where the candidate's payload goes when it was started fresh: its stdin,
+/// closed once the payload is written.
+pub(super) type Input = OwnedFd;
 
 /// What the poll loop watches for besides the pipes.
 pub(super) struct Watch<'a> {
@@ -80,33 +173,27 @@ pub(super) struct Watch<'a> {
 pub(super) struct Observed {
     pub stdout: Stream,
     pub stderr: Stream,
-    pub envelope: Vec<u8>,
+    pub verdict: Vec<u8>,
     pub timed_out: bool,
     pub overflow: bool,
     /// The candidate's directory grew past the disk limit.
     pub disk_full: bool,
-    /// The raw wait status, where known.
-    pub status: Option<libc::c_int>,
-    /// The candidate's process group, where known.
-    pub pgid: Option<libc::pid_t>,
-    /// When the harness's `pid` line arrived (fork server only), monotonic ns.
-    pub forked_ns: Option<u64>,
-    /// The fork server died or sent something it should not have.
-    pub server_lost: bool,
-    /// CPU time the candidate used, read when it ended (before reaping).
+    /// CPU time the candidate process used, read when it ended (before reaping).
     pub cpu: Option<Duration>,
 }
 
-/// The pipes of one candidate.
+/// The host's ends of the pipes of one candidate.
 pub(super) struct Pipes {
+    /// The candidate process's stdout and stderr.
     pub stdout: RawFd,
     pub stderr: RawFd,
-    pub envelope: RawFd,
+    /// The judge's verdict.
+    pub verdict: RawFd,
 }
 
 /// Why the loop stopped early.
 pub(super) enum Stop {
-    /// The run was cancelled; the candidate is dead.
+    /// The run was cancelled; both processes are dead.
     Cancelled,
     /// `poll` itself failed.
     Poll(io::Error),
@@ -131,9 +218,10 @@ fn server_line(line: &[u8]) -> Option<ServerLine> {
     }
 }
 
-/// Runs the poll loop until the candidate has ended and its output is read.
+/// Runs the poll loop until both processes have ended and their output is read.
 pub(super) fn supervise(
-    exit: &Exit,
+    candidate: &mut Side,
+    judge: &mut Side,
     mut input: Option<Input>,
     payload: &[u8],
     pipes: &Pipes,
@@ -143,70 +231,54 @@ pub(super) fn supervise(
     let full_priority_cpu = watch.timeout / FULL_PRIORITY_SHARE;
     let mut check_at = watch.started + CHECK_EVERY;
     let mut disk_at = watch.started + DISK_CHECK_EVERY;
-    let persistent = matches!(exit, Exit::Server { .. });
-    for fd in [
-        input.as_ref().map(Input::fd),
-        Some(pipes.stdout),
-        Some(pipes.stderr),
-        Some(pipes.envelope),
-    ]
-    .into_iter()
-    .flatten()
+    for fd in [pipes.stdout, pipes.stderr, pipes.verdict]
+        .into_iter()
+        .chain(input.as_ref().map(AsRawFd::as_raw_fd))
     {
         set_nonblocking(fd);
     }
     let mut obs = Observed {
         stdout: Stream::new(),
         stderr: Stream::new(),
-        envelope: Vec::new(),
+        verdict: Vec::new(),
         timed_out: false,
         overflow: false,
         disk_full: false,
-        status: None,
-        pgid: match exit {
-            Exit::Child { pid, .. } => Some(*pid),
-            Exit::Server { .. } => None,
-        },
-        forked_ns: None,
-        server_lost: false,
         cpu: None,
     };
-    let mut envelope = Stream::new();
-    let mut control_buf: Vec<u8> = Vec::new();
+    let mut verdict = Stream::new();
     let mut written = 0usize;
-    let mut exited_at: Option<Instant> = None;
+    let mut both_ended_at: Option<Instant> = None;
     let mut killed = false;
+    let mut candidate_killed = false;
     let mut demoted = false;
     let mut handed_off = false;
     let mut buf = vec![0u8; 64 * 1024];
-    // Kills what can be killed: the candidate's group, or (before the fork
-    // server has said which process it is) the server itself.
-    let kill = |obs: &Observed| match (obs.pgid, exit) {
-        (Some(pgid), _) => kill_group(pgid),
-        (None, Exit::Server { server, .. }) => kill_group(*server),
-        (None, Exit::Child { .. }) => {}
+    let kill_both = |c: &mut Side, j: &mut Side| {
+        c.kill();
+        j.kill();
     };
 
     loop {
         let now = Instant::now();
-        let running = exited_at.is_none() && !killed;
-        if running && now >= deadline {
+        let running = !candidate.ended && !killed;
+        if !killed && !(candidate.ended && judge.ended) && now >= deadline {
             obs.timed_out = true;
-            kill(&obs);
+            kill_both(candidate, judge);
             killed = true;
         }
         if let Some((dir, limit)) = watch.disk {
             if running && now >= disk_at {
                 disk_at = now + DISK_CHECK_EVERY;
-                if over_disk_limit(dir, obs.pgid, limit) {
+                if over_disk_limit(dir, candidate.pgid, limit) {
                     obs.disk_full = true;
-                    kill(&obs);
+                    kill_both(candidate, judge);
                     killed = true;
                 }
             }
         }
         if !demoted && running && now >= check_at {
-            check_at = match obs.pgid {
+            check_at = match candidate.pgid {
                 Some(pgid) => {
                     let elapsed = now.saturating_duration_since(watch.started);
                     let used = usage(pgid, elapsed);
@@ -230,23 +302,29 @@ pub(super) fn supervise(
                 None => now + Duration::from_millis(10),
             };
         }
-        if let Some(t) = exited_at {
-            let all_closed = !obs.stdout.open && !obs.stderr.open && !envelope.open;
-            if persistent || all_closed || now >= t + DRAIN_GRACE {
+        // The judge is done: the candidate process has nothing left to answer.
+        if judge.ended && !candidate.ended && !candidate_killed {
+            candidate.kill();
+            candidate_killed = true;
+        }
+        if candidate.ended && judge.ended {
+            let t = *both_ended_at.get_or_insert(now);
+            let all_closed = !obs.stdout.open && !obs.stderr.open && !verdict.open;
+            if all_closed || now >= t + DRAIN_GRACE {
                 break;
             }
         }
-        let wait_until = match exited_at {
+        let wait_until = match both_ended_at {
             Some(t) => t + DRAIN_GRACE,
             None if killed => now + Duration::from_secs(5),
-            None if !demoted => deadline.min(check_at),
+            None if !demoted && running => deadline.min(check_at),
             None => deadline,
         };
         let wait_until = match watch.disk {
-            Some(_) if exited_at.is_none() && !killed => wait_until.min(disk_at),
+            Some(_) if running => wait_until.min(disk_at),
             _ => wait_until,
         };
-        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(6);
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(7);
         let mut slot = |fd: RawFd, events: libc::c_short| {
             fds.push(libc::pollfd {
                 fd,
@@ -255,24 +333,15 @@ pub(super) fn supervise(
             });
             fds.len() - 1
         };
-        let i_in = input.as_ref().map(|i| slot(i.fd(), libc::POLLOUT));
+        let i_in = input.as_ref().map(|i| slot(i.as_raw_fd(), libc::POLLOUT));
         let i_out = obs.stdout.open.then(|| slot(pipes.stdout, libc::POLLIN));
         let i_err = obs.stderr.open.then(|| slot(pipes.stderr, libc::POLLIN));
-        let i_env = envelope.open.then(|| slot(pipes.envelope, libc::POLLIN));
-        let i_exit = match (exit, exited_at) {
-            (
-                Exit::Child {
-                    pidfd: Some(fd), ..
-                },
-                None,
-            ) => Some(slot(fd.as_raw_fd(), libc::POLLIN)),
-            (Exit::Server { control, .. }, None) => Some(slot(*control, libc::POLLIN)),
-            _ => None,
-        };
+        let i_verdict = verdict.open.then(|| slot(pipes.verdict, libc::POLLIN));
+        let i_candidate = candidate.watched_fd().map(|fd| slot(fd, libc::POLLIN));
+        let i_judge = judge.watched_fd().map(|fd| slot(fd, libc::POLLIN));
         let i_cancel = watch.cancel.map(|c| slot(c.fd(), libc::POLLIN));
         let mut wait = wait_until.saturating_duration_since(now);
-        let polled_exit = matches!(exit, Exit::Child { pidfd: None, .. });
-        if polled_exit && exited_at.is_none() {
+        if candidate.polled() || judge.polled() {
             wait = wait.min(EXIT_POLL);
         }
         let ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
@@ -283,18 +352,18 @@ pub(super) fn supervise(
             if err.kind() == io::ErrorKind::Interrupted {
                 continue;
             }
-            kill(&obs);
+            kill_both(candidate, judge);
             return Err(Stop::Poll(err));
         }
         let ready = |i: Option<usize>| i.is_some_and(|i| fds[i].revents != 0);
 
         if ready(i_cancel) {
-            kill(&obs);
+            kill_both(candidate, judge);
             return Err(Stop::Cancelled);
         }
         if ready(i_in) {
-            if let Some(i) = input.as_ref() {
-                match write_fd(i.fd(), &payload[written..]) {
+            if let Some(fd) = input.as_ref() {
+                match write_fd(fd.as_raw_fd(), &payload[written..]) {
                     Ok(n) => written += n,
                     Err(e)
                         if e.kind() == io::ErrorKind::WouldBlock
@@ -315,81 +384,29 @@ pub(super) fn supervise(
         if !obs.overflow && (obs.stdout.total > watch.cap || obs.stderr.total > watch.cap) {
             obs.overflow = true;
             if !killed {
-                kill(&obs);
+                kill_both(candidate, judge);
                 killed = true;
             }
         }
-        if ready(i_env) {
-            envelope.pump(pipes.envelope, ENVELOPE_MAX, &mut buf);
+        if ready(i_verdict) {
+            verdict.pump(pipes.verdict, VERDICT_MAX, &mut buf);
         }
-        if exited_at.is_some() {
-            continue;
+        if candidate.look(ready(i_candidate), killed || candidate_killed, &mut buf) {
+            // A zombie now (and a fork server does not reap its child before
+            // we say so): the group id cannot be reused yet, so killing the
+            // group reaches exactly what the candidate left behind.
+            obs.cpu = candidate.pgid.and_then(super::pacing::process_cpu);
+            candidate.kill();
         }
-        let ended = match exit {
-            Exit::Child { pid, pidfd } => ready(i_exit) || (pidfd.is_none() && has_exited(*pid)),
-            Exit::Server { control, .. } if ready(i_exit) => {
-                let mut s = Stream::new();
-                s.excerpt = std::mem::take(&mut control_buf);
-                s.pump(*control, 4096, &mut buf);
-                control_buf = s.excerpt;
-                // End of file: the server died (or was killed with its group).
-                let mut lost = !s.open;
-                while let Some(nl) = control_buf.iter().position(|&b| b == b'\n') {
-                    let line: Vec<u8> = control_buf.drain(..=nl).collect();
-                    match server_line(&line[..nl]) {
-                        Some(ServerLine::Pid(pid)) if obs.pgid.is_none() => {
-                            obs.pgid = Some(pid);
-                            obs.forked_ns = Some(monotonic_ns());
-                            if killed {
-                                kill_group(pid);
-                            }
-                        }
-                        Some(ServerLine::Status(status))
-                            if obs.pgid.is_some() && obs.status.is_none() =>
-                        {
-                            obs.status = Some(status);
-                        }
-                        _ => lost = true,
-                    }
-                }
-                obs.server_lost |= lost || control_buf.len() >= 4096;
-                obs.server_lost || obs.status.is_some()
-            }
-            Exit::Server { .. } => false,
-        };
-        if ended {
-            // Our own child is a zombie now (and a fork server does not reap its
-            // child before we say so): the group id cannot be reused yet, so
-            // killing the group reaches exactly what the candidate left behind.
-            obs.cpu = obs.pgid.and_then(super::pacing::process_cpu);
-            kill(&obs);
-            if persistent {
-                // The server holds the pipes open: what the candidate wrote is
-                // in them already; read it and stop.
-                obs.stdout.pump(pipes.stdout, EXCERPT_BYTES, &mut buf);
-                obs.stderr.pump(pipes.stderr, EXCERPT_BYTES, &mut buf);
-                envelope.pump(pipes.envelope, ENVELOPE_MAX, &mut buf);
-            }
-            exited_at = Some(Instant::now());
+        if judge.look(ready(i_judge), killed, &mut buf) {
+            judge.kill();
         }
     }
-    kill(&obs);
+    kill_both(candidate, judge);
     // What it wrote just before it ended counts too.
     if let Some((dir, limit)) = watch.disk {
-        obs.disk_full |= over_disk_limit(dir, obs.pgid, limit);
+        obs.disk_full |= over_disk_limit(dir, candidate.pgid, limit);
     }
-    obs.envelope = envelope.excerpt;
+    obs.verdict = verdict.excerpt;
     Ok(obs)
-}
-
-/// Reads and throws away whatever is waiting on `fd` (left there by processes
-/// of an earlier candidate that were killed after its output was read).
-pub(super) fn discard(fd: RawFd) {
-    set_nonblocking(fd);
-    let mut buf = [0u8; 16 * 1024];
-    while let Ok(n) = read_fd(fd, &mut buf) {
-        if n == 0 {
-            break;
-        }
-    }
 }

@@ -1,14 +1,17 @@
 //! From what the poll loop observed to a candidate's result: the outcome the
-//! harness's genuine records decide (see `assets/harness/core.py`), or why
-//! there is none, with the flags the harness noted and the host saw.
+//! judge's verdict decides, or why there is none. What the candidate process
+//! did decides only what the host sees for itself (its output against the
+//! cap, its directory against the disk limit, the deadline, how it ended).
 
 use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 
+use super::flags::add_flag;
 use super::job::Job;
-use super::payload::{self, Step};
-use super::supervise::Observed;
+use super::limits;
+use super::supervise::{Observed, Side};
+use super::wire::{self, Report, Step};
 use super::{CandidateResult, Limits, Outcome, Timing};
-use crate::integrity;
 
 /// Host clock stamps around one candidate (monotonic ns) and its wall time.
 pub(super) struct Times {
@@ -21,13 +24,14 @@ pub(super) struct Times {
 /// Maps what the poll loop observed to a result.
 pub(super) fn interpret(
     observed: &Observed,
-    keys: &payload::Keys,
+    candidate: &Side,
+    judge: &Side,
     job: &Job<'_>,
     limits: &Limits,
     times: &Times,
 ) -> CandidateResult {
     let total = job.program.assertions.len();
-    let report = payload::parse(&observed.envelope, keys);
+    let report = wire::parse(&observed.verdict);
     let mut result = CandidateResult {
         outcome: Outcome::Error,
         score: 0.0,
@@ -43,6 +47,7 @@ pub(super) fn interpret(
         fault: None,
         rechecks: Vec::new(),
     };
+    let status = candidate.status.map(ExitStatus::from_raw);
     if observed.overflow {
         result.detail = "output overflow".into();
     } else if observed.disk_full {
@@ -53,37 +58,38 @@ pub(super) fn interpret(
     } else if observed.timed_out {
         result.outcome = Outcome::Timeout;
         result.detail = format!("timed out after {:.1} s", job.timeout.as_secs_f64());
-    } else if report.syntax {
+    } else if report.step("c") == Some(Step::Syntax) {
         result.outcome = Outcome::SyntaxError;
         result.detail = report.detail("c").to_owned();
-    } else if report.ended {
+    } else if report.ended() {
         verdict(&report, job, &mut result);
+        if result.outcome == Outcome::Error && report.lost.is_some() {
+            let early = Early {
+                status,
+                killed: candidate.killed,
+            };
+            ended_early(&mut result, &report, early, observed, limits, job);
+        }
         result.timing = timing(&report, times).map(|t| Timing {
             cpu_us: observed.cpu.map(|c| c.as_micros() as u64),
             ..t
         });
-    } else if observed.server_lost && observed.status.is_none() {
+    } else if candidate.server_lost && candidate.status.is_none() {
         result.blame_harness("the fast-start interpreter ended before reporting a result");
+    } else if judge.server_lost && judge.status.is_none() {
+        result.blame_harness("the judge's server ended before the judge did");
     } else {
-        let status = observed.status.map(std::process::ExitStatus::from_raw);
-        if report.start_ns.is_some() && status.is_some_and(|s| s.code().is_some()) {
-            integrity::add_flag(&mut result.flags, "early-exit");
-        }
-        let (outcome, detail) = without_envelope(status, &result.stderr, limits);
-        result.outcome = outcome;
-        result.detail = detail;
-    }
-    if report.forged
-        || payload::mimics_envelope(&result.stdout)
-        || payload::mimics_envelope(&result.stderr)
-    {
-        integrity::add_flag(&mut result.flags, "forged-envelope");
+        let judge_status = judge.status.map(ExitStatus::from_raw);
+        result.detail = format!(
+            "the judge ended without a verdict ({})",
+            judge_status.map_or("unknown".into(), |s| s.to_string())
+        );
     }
     result
 }
 
-/// The outcome of a candidate whose every step ran, from the harness's records.
-fn verdict(report: &payload::Report, job: &Job<'_>, result: &mut CandidateResult) {
+/// The outcome of a candidate whose judge finished, from its verdict.
+fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
     let total = job.program.assertions.len();
     let failed = |step: &str, fallback: &str| -> String {
         let why = report.detail(step);
@@ -93,7 +99,8 @@ fn verdict(report: &payload::Report, job: &Job<'_>, result: &mut CandidateResult
         Some(Step::Ok) => {}
         Some(Step::Memory) => return result.detail = "memory limit".into(),
         Some(Step::Fail) => return result.detail = failed("c", "the code raised an exception"),
-        _ => return result.detail = "malformed result envelope".into(),
+        Some(Step::Lost) => return,
+        _ => return result.detail = "the judge's verdict is incomplete".into(),
     }
     if !job.program.setup.is_empty() {
         match report.step("s") {
@@ -102,7 +109,8 @@ fn verdict(report: &payload::Report, job: &Job<'_>, result: &mut CandidateResult
             Some(Step::Fail) => {
                 return result.detail = format!("test setup failed: {}", failed("s", "error"));
             }
-            _ => return result.detail = "malformed result envelope".into(),
+            Some(Step::Lost) => return,
+            _ => return result.detail = "the judge's verdict is incomplete".into(),
         }
     }
     if total == 0 {
@@ -113,8 +121,9 @@ fn verdict(report: &payload::Report, job: &Job<'_>, result: &mut CandidateResult
         match report.step(&format!("a{i}")) {
             Some(Step::Ok) => per.push(true),
             Some(Step::Memory) => return result.detail = "memory limit".into(),
+            Some(Step::Lost) => return,
             Some(Step::Fail | Step::Skip) => per.push(false),
-            None => return result.detail = "malformed result envelope".into(),
+            _ => return result.detail = "the judge's verdict is incomplete".into(),
         }
     }
     let passed = per.iter().filter(|p| **p).count();
@@ -134,46 +143,59 @@ fn verdict(report: &payload::Report, job: &Job<'_>, result: &mut CandidateResult
     result.per_assertion = per;
 }
 
-/// Where the time went, when the harness's clock readings fit the host's.
-fn timing(report: &payload::Report, times: &Times) -> Option<Timing> {
-    let (start, end) = (report.start_ns?, report.end_ns?);
-    // On a loaded machine the harness may start before the parent thread
-    // notes that the spawn returned: start-up then counts from the earlier.
-    let spawned = times.spawned.min(start);
-    (times.begin <= start && start <= end && end <= times.reaped).then(|| Timing {
-        spawn_us: (spawned - times.begin) / 1000,
-        startup_us: (start - spawned) / 1000,
-        candidate_us: (end - start) / 1000,
-        teardown_us: (times.reaped - end) / 1000,
-        cpu_us: None,
-    })
+/// How the candidate process ended: its status, and whether the host killed
+/// it (it had stopped answering, and the judge was done).
+struct Early {
+    status: Option<ExitStatus>,
+    killed: bool,
 }
 
-/// Outcome and detail of a candidate that ended without a result.
-fn without_envelope(
-    status: Option<std::process::ExitStatus>,
-    stderr: &str,
+/// The candidate process stopped answering before the tests had their
+/// answers: how it ended decides the outcome.
+fn ended_early(
+    result: &mut CandidateResult,
+    report: &Report,
+    Early {
+        status,
+        killed: candidate_killed,
+    }: Early,
+    observed: &Observed,
     limits: &Limits,
-) -> (Outcome, String) {
-    let Some(status) = status else {
-        return (Outcome::Error, "ended without a result".into());
+    job: &Job<'_>,
+) {
+    let lost = report.lost.as_deref().unwrap_or("");
+    let Some(status) = status.filter(|_| !candidate_killed) else {
+        result.detail = format!("the candidate process stopped answering: {lost}");
+        return;
     };
     if let Some(code) = status.code() {
-        return (
-            Outcome::Error,
-            format!("exited with status {code} before reporting a result"),
-        );
+        add_flag(&mut result.flags, "early-exit");
+        result.detail = format!("exited with status {code} ({lost})");
+        return;
     }
     let signal = status.signal().unwrap_or(0);
     if signal == libc::SIGXCPU && limits.cpu_backstop {
-        return (Outcome::Timeout, "CPU time limit".into());
+        // The host's CPU limit (timeout + 2 s): a timeout only when the
+        // candidate really used that much; one it raised itself is an error.
+        let limit = limits::cpu_seconds(job.timeout);
+        if observed.cpu.is_some_and(|c| c.as_secs() >= limit) {
+            result.outcome = Outcome::Timeout;
+            result.detail = "CPU time limit".into();
+            return;
+        }
     }
     if limits.memory_bytes.is_some()
-        && (stderr.contains("MemoryError") || stderr.contains("Cannot allocate memory"))
+        && (result.stderr.contains("MemoryError")
+            || result.stderr.contains("Cannot allocate memory"))
     {
-        return (Outcome::Error, "memory limit".into());
+        result.detail = "memory limit".into();
+        return;
     }
-    let name = match signal {
+    result.detail = format!("killed by signal {signal}{} ({lost})", signal_name(signal));
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
         libc::SIGKILL => " (SIGKILL)",
         libc::SIGSEGV => " (SIGSEGV)",
         libc::SIGABRT => " (SIGABRT)",
@@ -184,9 +206,20 @@ fn without_envelope(
         libc::SIGXFSZ => " (SIGXFSZ: file size limit)",
         libc::SIGXCPU => " (SIGXCPU)",
         _ => "",
-    };
-    (
-        Outcome::Error,
-        format!("killed by signal {signal}{name} before reporting a result"),
-    )
+    }
+}
+
+/// Where the time went, when the judge's clock readings fit the host's: the
+/// spawn, the candidate's start-up until its program had run, the tests,
+/// and the teardown.
+fn timing(report: &Report, times: &Times) -> Option<Timing> {
+    let (ready, end) = (report.ready_ns?, report.end_ns?);
+    let spawned = times.spawned.min(ready);
+    (times.begin <= ready && ready <= end && end <= times.reaped).then(|| Timing {
+        spawn_us: (spawned - times.begin) / 1000,
+        startup_us: (ready - spawned) / 1000,
+        candidate_us: (end - ready) / 1000,
+        teardown_us: (times.reaped - end) / 1000,
+        cpu_us: None,
+    })
 }

@@ -371,6 +371,7 @@ impl Workbench {
             setup: c.setup.clone(),
             code: c.code.clone(),
             assertions: task.assertions.clone().into(),
+            reference: std::sync::Arc::from(""),
         })
     }
 }

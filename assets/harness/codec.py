@@ -1,0 +1,286 @@
+# --- the data codec ----------------------------------------------------------
+#
+# Values cross between the judge and the candidate process as trees made only
+# of None, bool, int, float, str and lists; a list always starts with a tag
+# saying what it stands for (src/sandbox/wire.rs lists them):
+#
+#   l t s f     list, tuple, set, frozenset: ["l", item, ...]
+#   d o C       dict, OrderedDict, Counter: ["d", key, value, key, value, ...]
+#   D           defaultdict: ["D", factory or None, key, value, ...]
+#   q           deque: ["q", maxlen or None, item, ...]
+#   b B         bytes, bytearray: ["b", hex]
+#   i           an int of 2**60 or more either way: ["i", hex] (no digit limit)
+#   c F E r     complex [re, im], Fraction [num, den], Decimal [text],
+#               range [start, stop, step]
+#   m           a regular-expression match: ["m", string, [start, end], ...]
+#               (the span of every group, [-1, -1] for one that did not take part)
+#   h           an object that stays in the candidate process: ["h", id, type]
+#   p           a name of the program's (a function or class): ["p", name]
+#   n           a standard-library object by name: ["n", module, qualname]
+#   M           a module by name: ["M", name]
+#
+# Only exact types are data: a subclass of int or list (which may override a
+# comparison) is a handle. A namedtuple whose class overrides nothing that
+# compares, hashes or converts is sent as its tuple. The judge decodes the
+# candidate's trees into fresh objects of exactly these types, within bounds
+# of depth and size; whatever arrives is the candidate's answer, never code.
+
+TREE_DEPTH_MAX = 200
+_SMALL_INT = 1 << 60
+
+
+class _NotData(Exception):
+    """A value the codec cannot send (too deep, or a type it does not know)."""
+
+
+def _std_type(module, name):
+    """A standard-library type if its module is loaded, else None (so that
+    checking a value's type never imports anything)."""
+    m = sys.modules.get(module)
+    return getattr(m, name, None) if m is not None else None
+
+
+# Methods whose override makes a tuple subclass more than its items.
+_TUPLE_BEHAVIOUR = frozenset(
+    "__eq__ __ne__ __lt__ __le__ __gt__ __ge__ __hash__ __bool__ __len__ __iter__ "
+    "__getitem__ __contains__ __int__ __float__ __index__ __complex__ __add__ __radd__ "
+    "__mul__ __rmul__ __class_getitem__ __reversed__".split()
+)
+
+
+def _plain_tuple_class(cls):
+    """A tuple subclass (namedtuple) that only names its items."""
+    try:
+        for c in cls.__mro__:
+            if c is tuple:
+                return True
+            if c is object or not _TUPLE_BEHAVIOUR.isdisjoint(c.__dict__):
+                return False
+    except _BaseException:
+        return False
+    return False
+
+
+def _to_tree(v, other, depth=0):
+    """The tree of value `v`; `other(v)` gives the tree of anything that is not
+    data (a handle, a proxy) or raises _NotData."""
+    t = _type(v)
+    if t is str or t is float or t is bool or v is None:
+        return v
+    if t is int:
+        return v if -_SMALL_INT < v < _SMALL_INT else ["i", hex(v)]
+    if depth >= TREE_DEPTH_MAX:
+        raise _NotData("nested more than %d deep" % TREE_DEPTH_MAX)
+    d = depth + 1
+    if t is list or t is tuple or t is set or t is frozenset:
+        tag = "l" if t is list else "t" if t is tuple else "s" if t is set else "f"
+        return [tag] + [_to_tree(x, other, d) for x in v]
+    if t is dict:
+        return _pairs(["d"], v, other, d)
+    if t is bytes:
+        return ["b", v.hex()]
+    if t is bytearray:
+        return ["B", v.hex()]
+    if t is complex:
+        return ["c", v.real, v.imag]
+    if t is range:
+        return ["r", _to_tree(v.start, other, d), _to_tree(v.stop, other, d), _to_tree(v.step, other, d)]
+    if _isinstance(v, tuple) and _plain_tuple_class(t):
+        return ["t"] + [_to_tree(x, other, d) for x in tuple.__iter__(v)]
+    if t is _std_type("collections", "OrderedDict"):
+        return _pairs(["o"], v, other, d)
+    if t is _std_type("collections", "Counter"):
+        return _pairs(["C"], v, other, d)
+    if t is _std_type("collections", "defaultdict"):
+        factory = v.default_factory
+        head = None if factory is None else _by_name_tree(factory)
+        return _pairs(["D", head], v, other, d)
+    if t is _std_type("collections", "deque"):
+        return ["q", v.maxlen] + [_to_tree(x, other, d) for x in v]
+    if t is _std_type("fractions", "Fraction"):
+        return ["F", _to_tree(v.numerator, other, d), _to_tree(v.denominator, other, d)]
+    if t is _std_type("decimal", "Decimal"):
+        return ["E", v.__str__()]
+    if t is _std_type("re", "Match"):
+        return ["m", _to_tree(v.string, other, d)] + [list(v.span(i)) for i in range(v.re.groups + 1)]
+    return other(v)
+
+
+def _pairs(head, mapping, other, d):
+    for k, x in dict.items(mapping):
+        head.append(_to_tree(k, other, d))
+        head.append(_to_tree(x, other, d))
+    return head
+
+
+# Standard-library callables that may be named across (a test hands `int` to
+# the function under test; a program binds `Counter` that a test uses).
+_SAFE_BUILTINS = frozenset(
+    "int float str bool list tuple dict set frozenset bytes bytearray complex object range "
+    "slice type len abs min max sum sorted reversed round pow divmod all any map filter zip "
+    "enumerate chr ord hex oct bin hash repr isinstance issubclass callable format iter next "
+    "id ascii Exception ValueError TypeError KeyError IndexError ZeroDivisionError "
+    "ArithmeticError AssertionError RuntimeError NotImplementedError".split()
+)
+_SAFE_MODULES = frozenset(
+    "math cmath operator itertools functools collections collections.abc heapq bisect "
+    "string re typing fractions decimal statistics copy datetime textwrap unicodedata "
+    "numbers array enum random json hashlib calendar dataclasses abc".split()
+)
+
+
+def _by_name_tree(obj):
+    """["n", module, qualname] for a standard-library callable found under that
+    name; a _NotData otherwise."""
+    module = getattr(obj, "__module__", None)
+    name = getattr(obj, "__qualname__", None)
+    if _type(module) is str and _type(name) is str and _by_name(module, name, False) is obj:
+        return ["n", module, name]
+    raise _NotData("not a standard-library object")
+
+
+def _by_name(module, name, load):
+    """The object `module.name` among the safe ones (imported when `load`), or None."""
+    if module == "builtins":
+        return builtins.__dict__.get(name) if name in _SAFE_BUILTINS else None
+    if module not in _SAFE_MODULES:
+        return None
+    m = sys.modules.get(module)
+    if m is None and load:
+        try:
+            __import__(module)
+            m = sys.modules.get(module)
+        except _BaseException:
+            return None
+    obj = m
+    for part in name.split("."):
+        obj = getattr(obj, part, None) if obj is not None and not part.startswith("_") else None
+    return obj
+
+
+def _from_tree(x, ref, depth=0):
+    """The value of tree `x`; `ref(x)` gives the value of a reference (h, p,
+    n, M). Raises on anything that is not a well-formed tree."""
+    t = _type(x)
+    if t is not list:
+        if t is str or t is int or t is float or t is bool or x is None:
+            return x
+        raise _NotData("not a tree: " + t.__name__)
+    if depth >= TREE_DEPTH_MAX:
+        raise _NotData("nested more than %d deep" % TREE_DEPTH_MAX)
+    d = depth + 1
+    tag = x[0]
+    if tag == "l":
+        return [_from_tree(y, ref, d) for y in x[1:]]
+    if tag == "t":
+        return tuple([_from_tree(y, ref, d) for y in x[1:]])
+    if tag == "s":
+        return set([_from_tree(y, ref, d) for y in x[1:]])
+    if tag == "f":
+        return frozenset([_from_tree(y, ref, d) for y in x[1:]])
+    if tag == "d":
+        return _mapping(dict(), x, 1, ref, d)
+    if tag == "i":
+        return int(_string(x[1]), 16)
+    if tag == "b":
+        return bytes.fromhex(_string(x[1]))
+    if tag == "B":
+        return bytearray.fromhex(_string(x[1]))
+    if tag == "c":
+        return complex(_number(x[1]), _number(x[2]))
+    if tag == "r":
+        return range(_integer(_from_tree(x[1], ref, d)), _integer(_from_tree(x[2], ref, d)), _integer(_from_tree(x[3], ref, d)))
+    if tag == "o" or tag == "C" or tag == "D" or tag == "q":
+        import collections
+
+        if tag == "o":
+            return _mapping(collections.OrderedDict(), x, 1, ref, d)
+        if tag == "C":
+            return _mapping(collections.Counter(), x, 1, ref, d)
+        if tag == "D":
+            factory = None if x[1] is None else ref(x[1])
+            if factory is not None and not callable(factory):
+                raise _NotData("a default factory that is not callable")
+            return _mapping(collections.defaultdict(factory), x, 2, ref, d)
+        maxlen = x[1]
+        if maxlen is not None:
+            maxlen = _integer(maxlen)
+        return collections.deque([_from_tree(y, ref, d) for y in x[2:]], maxlen)
+    if tag == "F":
+        import fractions
+
+        return fractions.Fraction(_integer(_from_tree(x[1], ref, d)), _integer(_from_tree(x[2], ref, d)))
+    if tag == "E":
+        import decimal
+
+        return decimal.Decimal(_string(x[1]))
+    if tag == "m":
+        return _Match(_from_tree(x[1], ref, d), [tuple(map(_integer, s)) for s in x[2:]])
+    if tag == "h" or tag == "p" or tag == "n" or tag == "M":
+        return ref(x)
+    raise _NotData("unknown tag %r" % (tag,))
+
+
+def _mapping(m, x, start, ref, d):
+    if (_len(x) - start) % 2:
+        raise _NotData("a mapping with a key and no value")
+    for i in range(start, _len(x), 2):
+        m[_from_tree(x[i], ref, d)] = _from_tree(x[i + 1], ref, d)
+    return m
+
+
+def _string(x):
+    if _type(x) is not str:
+        raise _NotData("expected a string")
+    return x
+
+
+def _integer(x):
+    if _type(x) is not int:
+        raise _NotData("expected an integer")
+    return x
+
+
+def _number(x):
+    if _type(x) is not int and _type(x) is not float:
+        raise _NotData("expected a number")
+    return x
+
+
+class _Match:
+    """A regular-expression match as data: true, with its string and the
+    span of each group (what a test can ask of a match)."""
+
+    def __init__(self, string, spans):
+        self.string = string
+        self._spans = spans
+        self.lastindex = None
+
+    def span(self, group=0):
+        return self._spans[group]
+
+    def start(self, group=0):
+        return self._spans[group][0]
+
+    def end(self, group=0):
+        return self._spans[group][1]
+
+    def group(self, *groups):
+        found = [self._group(g) for g in groups or (0,)]
+        return found[0] if _len(found) == 1 else tuple(found)
+
+    def _group(self, g):
+        start, end = self._spans[g]
+        return None if start < 0 else self.string[start:end]
+
+    def groups(self, default=None):
+        return tuple(default if s < 0 else self.string[s:e] for s, e in self._spans[1:])
+
+    def __getitem__(self, g):
+        return self._group(g)
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return "<re.Match object; span=%r, match=%r>" % (self.span(), self.group())

@@ -1,0 +1,526 @@
+# --- the judge -----------------------------------------------------------------
+#
+# Runs the task's tests (the setup, then each assertion) and decides the
+# verdict. No code compiled from the candidate's text ever runs here: every
+# name the tests take from the program is bound to a proxy (a function or a
+# class of the program's), to this process's own import of the module or
+# standard-library object the program imported, or to a fresh copy of the
+# program's data. Calling a proxy sends the arguments as data to the
+# candidate process (descriptor 4) and takes its answer as data; anything
+# that is not data stays there as a handle, and an operation on a handle is a
+# request too, which marks the assertion `candidate-decided`.
+#
+# The verdict goes to the host on descriptor 3 as notes (see core.py), all at
+# once at the end:
+#
+#   @start ns            this process started
+#   @ready ns            the program's top level has run
+#   @step NAME RESULT    c (the program): ok, syntax, fail, memory or lost;
+#                        s (the setup), a1, a2... (the assertions): ok, fail,
+#                        memory, lost or skip
+#   @detail NAME TEXT    why step NAME did not pass
+#   @flag NAME           a sign the judge saw (see src/sandbox/flags.rs)
+#   @lost TEXT           the candidate process stopped answering, or answered
+#                        with something that is not data: when, and how
+#   @end ns              every step has run
+
+VERDICT_FD = 3
+JUDGE_CALL_FD = 4
+_ANSWER_MAX = 64 << 20
+# An assertion that is an expression runs as `assert (<expression>), MARK`;
+# MARK tells a false expression from an AssertionError raised inside it.
+_EXPRESSION_IS_FALSE = "execscope: expression is false"
+_CodeType = _type(_fields_of.__code__)
+
+
+class _Lost(BaseException):
+    """The candidate process is gone or broke the protocol: the run stops.
+    A BaseException, so that a test's `except Exception` cannot swallow it."""
+
+
+class _OutOfMemory(BaseException):
+    """The candidate ran out of memory: the run stops, as it would in-process."""
+
+
+_records = []
+_flags = []
+_lost = None
+# Per assertion: whether a handle's operation took part, whether a handle's
+# `__eq__` said equal (or `__ne__` said not equal).
+_decided = [False, False]
+
+
+def _record(kind, text):
+    _records.append(_note_bytes(kind, text))
+
+
+def _flag(name):
+    if name not in _flags:
+        _flags.append(name)
+        _record("flag", name)
+
+
+def _lose(how, what):
+    """Stops the run: the candidate process `how` ('closed', 'malformed ...')
+    during `what` (a function giving a description)."""
+    global _lost
+    if _lost is None:
+        try:
+            during = what()
+        except _BaseException:
+            during = "a call"
+        _lost = how + " during " + during
+        if how.startswith("malformed"):
+            _flag("malformed-answer")
+    raise _Lost(_lost)
+
+
+def _json_loads(data):
+    import json
+
+    return json.loads(data)
+
+
+def _receive(what):
+    """The candidate process's next message (a non-empty list)."""
+    try:
+        data = _read_frame(JUDGE_CALL_FD, _ANSWER_MAX)
+    except ValueError as exc:
+        _lose("malformed (" + _str(exc) + ")", what)
+    if data is None:
+        _lose("closed", what)
+    try:
+        answer = _json_loads(data)
+    except _BaseException:
+        _lose("malformed (not JSON)", what)
+    if _type(answer) is not list or not answer or _type(answer[0]) is not str:
+        _lose("malformed (not a message)", what)
+    return answer
+
+
+def _exchange(request, what):
+    if _lost is not None:
+        raise _Lost(_lost)
+    if not _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(request))):
+        _lose("closed", what)
+    return _receive(what)
+
+
+def _to_candidate(value):
+    try:
+        return _to_tree(value, _judge_ref)
+    except _NotData as exc:
+        raise TypeError("the judge cannot send this to the candidate: " + _str(exc))
+
+
+def _judge_ref(v):
+    t = _type(v)
+    if t is _Handle:
+        return ["h", object.__getattribute__(v, "_id")]
+    if t is _Proxy:
+        return ["p", object.__getattribute__(v, "_name")]
+    if callable(v):
+        return _by_name_tree(v)
+    raise _NotData("a " + t.__name__)
+
+
+def _candidate_ref(x):
+    tag = x[0]
+    if tag == "h" and _type(x[1]) is int and _type(x[2]) is str:
+        return _Handle(x[1], x[2])
+    if tag == "p" and _type(x[1]) is str:
+        return _Proxy(x[1])
+    if tag == "n" and _type(x[1]) is str and _type(x[2]) is str:
+        obj = _by_name(x[1], x[2], True)
+        if obj is not None:
+            return obj
+    if tag == "M" and _type(x[1]) is str:
+        module = _module(x[1])
+        if module is not None:
+            return module
+    raise _NotData("a reference the judge does not take")
+
+
+# Modules a program may name that the judge does not import for it.
+_UNIMPORTED = frozenset("antigravity this idlelib tkinter turtle turtledemo webbrowser pydoc".split())
+
+
+def _module(name):
+    """This process's own import of module `name` (it never imports from the
+    candidate's directory: its path is the interpreter's), or None."""
+    if name.split(".")[0] in _UNIMPORTED:
+        return None
+    try:
+        __import__(name)
+        return sys.modules[name]
+    except _BaseException:
+        return None
+
+
+def _decode(tree, what):
+    try:
+        return _from_tree(tree, _candidate_ref)
+    except _BaseException:
+        _lose("malformed (not data)", what)
+
+
+def _outcome(answer, args, kwargs, what):
+    """The value of an answer, after applying the mutations it reports; an
+    answer that is an exception is raised."""
+    kind = answer[0]
+    if kind == "ok" and _len(answer) == 3:
+        value = _decode(answer[1], what)
+        _apply(answer[2], args, kwargs, what)
+        return value
+    if kind == "raise" and _len(answer) == 5:
+        _apply(answer[4], args, kwargs, what)
+        raise _exception(answer[1], answer[2], answer[3], what)
+    _lose("malformed (not an answer)", what)
+
+
+def _apply(mutated, args, kwargs, what):
+    if _type(mutated) is not list:
+        _lose("malformed (mutations)", what)
+    for item in mutated:
+        if _type(item) is not list or _len(item) != 2:
+            _lose("malformed (mutations)", what)
+        key, tree = item
+        if _type(key) is int and 0 <= key < _len(args):
+            target = args[key]
+        elif _type(key) is str:
+            target = kwargs.get(key)
+        else:
+            continue
+        new = _decode(tree, what)
+        t = _type(target)
+        if t is not _type(new):
+            continue
+        if t is list or t is bytearray:
+            target[:] = new
+        elif t is dict or t is set:
+            target.clear()
+            target.update(new)
+
+
+_exception_classes = {}
+
+
+def _exception(name, message, line, what):
+    """The candidate's exception as one of this process: a subclass of the
+    builtin exception of that name (so a test's `except ValueError` still
+    catches it), or of Exception; never one that would stop the judge
+    (SystemExit, KeyboardInterrupt) or end an iteration (StopIteration)."""
+    if _type(name) is not str or _type(message) is not str or not (line is None or _type(line) is int):
+        _lose("malformed (an exception)", what)
+    if name == "MemoryError":
+        raise _OutOfMemory()
+    base = builtins.__dict__.get(name)
+    if not (
+        _isinstance(base, _type)
+        and issubclass(base, Exception)
+        and not issubclass(base, (StopIteration, StopAsyncIteration))
+    ):
+        base = Exception
+    cls = _exception_classes.get((name, base))
+    if cls is None:
+        cls = _type(name, (base,), {"__str__": lambda self: self.args[0] if self.args else ""})
+        _exception_classes[(name, base)] = cls
+    exc = cls(message)
+    exc._execscope_line = line
+    return exc
+
+
+def _call(target, args, kwargs, what):
+    trees = [_to_candidate(a) for a in args]
+    kw = [[k, _to_candidate(v)] for k, v in kwargs.items()]
+    return _outcome(_exchange(["call", target, trees, kw], what), args, kwargs, what)
+
+
+def _show(value):
+    """A short description of a value, asking the candidate nothing."""
+    t = _type(value)
+    if t is _Handle:
+        return "<" + object.__getattribute__(value, "_type") + ">"
+    if t is _Proxy:
+        return object.__getattribute__(value, "_name")
+    try:
+        text = repr(value)
+    except _BaseException:
+        text = "<" + t.__name__ + ">"
+    return text if _len(text) <= 60 else text[:57] + "..."
+
+
+class _Proxy:
+    """A function or class of the program's, in the candidate process."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        object.__setattr__(self, "_name", name)
+
+    def __call__(self, *args, **kwargs):
+        name = object.__getattribute__(self, "_name")
+        what = lambda: name + "(" + ", ".join([_show(a) for a in args]) + ")"
+        return _call(["p", name], args, kwargs, what)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        name = object.__getattribute__(self, "_name")
+        return _request("getattr", ["p", name], (attr,), lambda: name + "." + attr)
+
+    def __instancecheck__(self, obj):
+        name = object.__getattribute__(self, "_name")
+        if _type(obj) is not _Handle:
+            return False
+        return _request("instance", _judge_ref(obj), (self,), lambda: "isinstance(..., " + name + ")") is True
+
+    def __repr__(self):
+        return "<" + object.__getattribute__(self, "_name") + " of the program>"
+
+
+def _request(op, target, operands, what):
+    trees = [_to_candidate(o) for o in operands]
+    return _outcome(_exchange(["op", op, target] + trees, what), (), {}, what)
+
+
+def _handle_op(op, decides):
+    def method(self, *operands):
+        if decides:
+            _decided[0] = True
+        kind = object.__getattribute__(self, "_type")
+        result = _request(op, _judge_ref(self), operands, lambda: op + " on a " + kind)
+        if (op == "eq" and result is True) or (op == "ne" and result is False):
+            _decided[1] = True
+        return result
+
+    method.__name__ = "__" + op + "__"
+    return method
+
+
+class _Handle:
+    """An object that stays in the candidate process (an instance of a class
+    of the program's, a generator, a subclass of a builtin type that may
+    override a comparison). Every operation on it is a request."""
+
+    __slots__ = ("_id", "_type")
+
+    def __init__(self, id, kind):
+        object.__setattr__(self, "_id", id)
+        object.__setattr__(self, "_type", kind)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return _handle_op("getattr", False)(self, attr)
+
+    def __setattr__(self, attr, value):
+        _handle_op("setattr", False)(self, attr, value)
+
+    def __delattr__(self, attr):
+        _handle_op("delattr", False)(self, attr)
+
+    def __iter__(self):
+        return iter(_handle_op("iter", True)(self))
+
+    def __repr__(self):
+        text = _handle_op("repr", False)(self)
+        return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
+
+    def __str__(self):
+        text = _handle_op("str", False)(self)
+        return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
+
+
+for _op in (
+    "eq ne lt le gt ge bool len hash contains getitem setitem delitem int float index "
+    "round neg pos abs invert add sub mul truediv floordiv mod pow and or xor lshift "
+    "rshift radd rsub rmul rtruediv rfloordiv rmod rpow rand ror rxor"
+).split():
+    setattr(_Handle, "__" + _op + "__", _handle_op(_op, True))
+_Handle.__call__ = _handle_op("call", False)
+del _op
+
+
+def _compiled_assertion(source):
+    """The code of one assertion; its source when it does not compile (so
+    that it fails when it runs, with the compiler's error)."""
+    try:
+        _compile(source, "<assertion>", "eval")
+    except _SyntaxError:
+        return _compiled(source, "<assertion>")
+    except _BaseException:
+        return source
+    return _compiled("assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE), "<assertion>")
+
+
+def _compiled(source, filename):
+    try:
+        return _compile(source, filename, "exec")
+    except _BaseException:
+        return source
+
+
+def _names_in(code, names):
+    """Every name the code (and the code nested in it) mentions."""
+    if _type(code) is not _CodeType:
+        return
+    names.update(code.co_names)
+    for c in code.co_consts:
+        if _type(c) is _CodeType:
+            _names_in(c, names)
+
+
+def _globals_loaded(codes):
+    """Names the test code reads as globals and never binds itself."""
+    import dis
+
+    loads, stores = set(), set()
+    pending = [c for c in codes if _type(c) is _CodeType]
+    while pending:
+        code = pending.pop()
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                loads.add(ins.argval)
+            elif ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
+                stores.add(ins.argval)
+        pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
+    return loads - stores
+
+
+def _shadows(name, tree):
+    """Whether the program's `name` hides a builtin or a standard module."""
+    if name in builtins.__dict__:
+        return tree != ["n", "builtins", name]
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    return name in stdlib and tree != ["M", name]
+
+
+def _bind(bindings, namespace, codes, strict, expected):
+    what = lambda: "the program's names"
+    if _type(bindings) is not list:
+        _lose("malformed (names)", what)
+    used = None
+    for item in bindings:
+        if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
+            _lose("malformed (names)", what)
+        name, tree = item
+        if name not in expected and _shadows(name, tree):
+            if used is None:
+                used = _globals_loaded(codes)
+            if name in used:
+                _flag("shadowed-name")
+                if strict:
+                    if name not in builtins.__dict__:
+                        module = _module(name)
+                        if module is not None:
+                            namespace[name] = module
+                    continue
+        value = _decode(tree, what)
+        namespace[name] = value
+
+
+def _expected_names(reference):
+    """The names the task's reference program defines at its top level (and
+    so asks any program for): compiled, never run."""
+    try:
+        return frozenset(_compile(reference, "<reference>", "exec").co_names)
+    except _BaseException:
+        return frozenset()
+
+
+def _judge(fields):
+    """Judges one candidate. Layout of `fields`: the test setup, flags
+    (words: `strict`), the task's reference program, then one field per
+    assertion."""
+    _record("start", _str(_t_start))
+    strict = "strict" in fields[1].split()
+    steps = []
+    if fields[0]:
+        steps.append(("s", _compiled(fields[0], "<setup>")))
+    for i, source in enumerate(fields[3:]):
+        steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
+    codes = [code for _, code in steps]
+    names = set()
+    for code in codes:
+        _names_in(code, names)
+    namespace = {"__builtins__": builtins.__dict__}
+    try:
+        # Asked before the program's state arrives: one round trip less.
+        # (A program that did not run has sent its state and gone: the state
+        # still counts.)
+        asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(["names", sorted(names)])))
+        state = _receive(lambda: "the program's top level")
+        if not _program_state(state):
+            return _finish()
+        if not asked:
+            _lose("closed", lambda: "the program's names")
+        bindings = _receive(lambda: "the program's names")
+        if bindings[0] != "ok" or _len(bindings) != 2:
+            _lose("malformed (names)", lambda: "the program's names")
+        _bind(bindings[1], namespace, codes, strict, _expected_names(fields[2]))
+    except _Lost:
+        _record("step", "c lost")
+        _record("lost", _lost)
+        return _finish()
+    stopped = False
+    for name, code in steps:
+        if stopped:
+            _record("step", name + " skip")
+            continue
+        result = _run_step(name, code, namespace)
+        _record("step", name + " " + result)
+        if result != "ok" and (name == "s" or result in ("memory", "lost")):
+            stopped = True
+    if _lost is not None:
+        _record("lost", _lost)
+    _finish()
+
+
+def _program_state(state):
+    """Records how the program's top level went; whether the tests run."""
+    kind = state[0]
+    detail = state[1] if _len(state) == 2 and _type(state[1]) is str else ""
+    if kind == "ready" and _len(state) == 1:
+        _record("ready", _str(_mono()))
+        _record("step", "c ok")
+        return True
+    if kind == "syntax" or kind == "error":
+        _record("step", "c " + ("syntax" if kind == "syntax" else "fail"))
+        _record("detail", "c " + detail[:DETAIL_MAX])
+        return False
+    if kind == "memory":
+        _record("step", "c memory")
+        return False
+    _lose("malformed (the program's state)", lambda: "the program's top level")
+
+
+def _run_step(name, code, namespace):
+    _decided[0] = _decided[1] = False
+    try:
+        _exec(code, namespace)
+        result = "ok"
+    except _Lost:
+        return "lost"
+    except (_OutOfMemory, _MemoryError):
+        return "memory"
+    except _BaseException as exc:
+        result = "fail"
+        if _isinstance(exc, AssertionError) and exc.args == (_EXPRESSION_IS_FALSE,):
+            why = "expression is false"
+        else:
+            why = _describe(exc)
+        _record("detail", name + " " + why)
+    if _lost is not None:
+        return "lost"
+    if _decided[0]:
+        _flag("candidate-decided")
+    if _decided[1] and result == "ok":
+        _flag("always-equal")
+    return result
+
+
+def _finish():
+    _record("end", _str(_mono()))
+    _write_all(VERDICT_FD, b"".join(_records))
+    _exit(0)

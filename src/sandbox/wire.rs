@@ -1,0 +1,251 @@
+//! Every message between the host and the harness's two processes, written
+//! down once; the harness files (`assets/harness/`) follow it line for line.
+//!
+//! **Host → candidate process** (stdin when fresh, the run frame of a fork
+//! server otherwise): length-prefixed fields ([`push_field`]): the program's
+//! code, the denylist (one name a line), `sys.path` (one a line), flags
+//! (`guard`, `confined`). No test, expected value or verdict state.
+//!
+//! **Host → judge** (always a fork server's child): the test setup, flags
+//! (`strict`), the task's reference program (compiled for the names it
+//! defines, never run), then one field per assertion.
+//!
+//! **Host ↔ fork server** (descriptor 0 of the server, a unix socket): the
+//! server's set-up (8 bytes of length, then fields: `sys.path`, denylist,
+//! flags, modules to preload, the children's confinement); then `R` with the
+//! child's descriptors attached (`SCM_RIGHTS`: a candidate's stdout, stderr
+//! and call channel; a judge's verdict pipe and call channel), 8 bytes of
+//! length and the frame (rlimits, directory, the role's fields); `K` to reap
+//! the child. The server answers `ready`, `pid N`, then `exit N` or
+//! `signal N`, a line each.
+//!
+//! **Judge ↔ candidate process** (the call channel, a socket pair; each
+//! message is 8 bytes of length then the message): the candidate sends the
+//! program's state (`["ready"]`, `["syntax", detail]`, `["error", detail]`,
+//! `["memory"]`), then answers requests. Requests (the judge's, marshal):
+//! `["names", [name...]]`, `["call", target, [arg...], [[key, value]...]]`,
+//! `["op", op, target, operand...]`. Answers (the candidate's, JSON, which
+//! the judge decodes strictly): `["ok", bindings]` for names, `["ok", value,
+//! mutated]` or `["raise", type, message, line, mutated]`. Values are trees
+//! of None, bool, int, float, str and tagged lists (`assets/harness/codec.py`
+//! lists the tags: containers, standard-library value types, handles,
+//! program names, standard-library objects and modules by name).
+//!
+//! **Judge → host** (descriptor 3 of the judge, a pipe only the judge holds):
+//! the verdict as notes `@<kind> <length>\n<text>`, parsed by [`parse`].
+
+use super::{Interpreter, Limits};
+use crate::plan::Program;
+
+/// Appends `field` as `<byte length>\n<bytes>`, the framing of every field
+/// (the harness's `_fields_of` reads it back).
+pub(super) fn push_field(out: &mut Vec<u8>, field: &[u8]) {
+    out.extend_from_slice(field.len().to_string().as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(field);
+}
+
+/// `parts`, each framed by [`push_field`].
+pub(super) fn fields<S: AsRef<[u8]>>(parts: &[S]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in parts {
+        push_field(&mut out, part.as_ref());
+    }
+    out
+}
+
+/// `body` behind 8 bytes of its length (big-endian): a fork server's set-up
+/// and run frames.
+pub(super) fn sized(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 + body.len());
+    out.extend_from_slice(&(body.len() as u64).to_be_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+/// What the candidate process receives: the program and how to confine
+/// imports, nothing of the tests.
+pub(super) fn candidate_payload(
+    program: &Program,
+    limits: &Limits,
+    python: &Interpreter,
+) -> Vec<u8> {
+    fields(&[
+        program.code.as_str(),
+        &limits.denylist.join("\n"),
+        &python.sys_path.join("\n"),
+        &flags(limits),
+    ])
+}
+
+/// What the judge receives: the test setup, its flags, the task's reference
+/// program (compiled for the names it defines, never run), the assertions.
+pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
+    let flags = if strict { "strict" } else { "" };
+    let mut out = fields(&[program.setup.as_str(), flags, &program.reference]);
+    for a in program.assertions.iter() {
+        push_field(&mut out, a.as_bytes());
+    }
+    out
+}
+
+/// The candidate's switches: `guard` (the process guard) and `confined` (the
+/// kernel confinement is in force, so modules of the interpreter's own path
+/// may load a denied module for themselves).
+pub(super) fn flags(limits: &Limits) -> String {
+    let status = limits.confinement();
+    let mut words = Vec::new();
+    if limits.process_guard {
+        words.push("guard");
+    }
+    if status.enabled && status.files && status.seccomp {
+        words.push("confined");
+    }
+    words.join(" ")
+}
+
+/// How one step (the program, the setup, an assertion) ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    Ok,
+    Fail,
+    Memory,
+    /// The program does not compile (step `c` only).
+    Syntax,
+    /// The candidate process stopped answering, or broke the protocol.
+    Lost,
+    /// Not run: an earlier step stopped the run.
+    Skip,
+}
+
+/// The judge's verdict as it arrived (see `assets/harness/judge.py`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct Report {
+    /// The judge's monotonic clock when it started (ns).
+    pub start_ns: Option<u64>,
+    /// When the program's top level had run (ns).
+    pub ready_ns: Option<u64>,
+    /// Each step's result by name (`c`, `s`, `a1`...), first record wins.
+    pub steps: Vec<(String, Step)>,
+    /// Why each failed step failed, by step name.
+    pub details: Vec<(String, String)>,
+    /// The flags the judge raised.
+    pub flags: Vec<String>,
+    /// How and when the candidate process stopped answering.
+    pub lost: Option<String>,
+    /// Every step ran; the judge's clock then (ns).
+    pub end_ns: Option<u64>,
+}
+
+impl Report {
+    /// The result of step `name`, if its record arrived.
+    pub fn step(&self, name: &str) -> Option<Step> {
+        self.steps.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
+    }
+
+    /// The detail of step `name`, or empty.
+    pub fn detail(&self, name: &str) -> &str {
+        self.details
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, d)| d.as_str())
+    }
+
+    /// Whether the judge finished.
+    pub fn ended(&self) -> bool {
+        self.end_ns.is_some()
+    }
+}
+
+/// Most characters of a detail the host keeps.
+pub(super) const DETAIL_MAX: usize = 16 * 1024;
+
+/// Reads the judge's notes; stops at the first byte that is not one.
+pub(super) fn parse(data: &[u8]) -> Report {
+    let mut report = Report::default();
+    let mut pos = 0;
+    while let Some((kind, text, used)) = note(&data[pos..]) {
+        pos += used;
+        let mut text = String::from_utf8_lossy(text).into_owned();
+        if text.len() > DETAIL_MAX {
+            let cut = (0..=DETAIL_MAX).rev().find(|&i| text.is_char_boundary(i));
+            text.truncate(cut.unwrap_or(0));
+        }
+        let (name, rest) = text.split_once(' ').unwrap_or((&text, ""));
+        match kind {
+            "start" => report.start_ns = text.parse().ok(),
+            "ready" => report.ready_ns = text.parse().ok(),
+            "end" => report.end_ns = text.parse().ok(),
+            "step" => {
+                let step = match rest {
+                    "ok" => Step::Ok,
+                    "fail" => Step::Fail,
+                    "memory" => Step::Memory,
+                    "syntax" => Step::Syntax,
+                    "lost" => Step::Lost,
+                    _ => Step::Skip,
+                };
+                if report.step(name).is_none() {
+                    report.steps.push((name.to_owned(), step));
+                }
+            }
+            "detail" => {
+                if !report.details.iter().any(|(n, _)| n == name) {
+                    report.details.push((name.to_owned(), rest.to_owned()));
+                }
+            }
+            "flag" => super::flags::add_flag(&mut report.flags, &text),
+            "lost" => report.lost = Some(text),
+            _ => {}
+        }
+    }
+    report
+}
+
+/// One note at the start of `data`: its kind, its text and the bytes it took.
+fn note(data: &[u8]) -> Option<(&str, &[u8], usize)> {
+    let rest = data.strip_prefix(b"@")?;
+    let space = rest.iter().take(16).position(|&b| b == b' ')?;
+    let kind = std::str::from_utf8(&rest[..space]).ok()?;
+    let after = &rest[space + 1..];
+    let nl = after.iter().take(20).position(|&b| b == b'\n')?;
+    let len: usize = std::str::from_utf8(&after[..nl]).ok()?.parse().ok()?;
+    let text = after.get(nl + 1..(nl + 1).checked_add(len)?)?;
+    Some((kind, text, 1 + space + 1 + nl + 1 + len))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_judges_notes_are_read_in_order_and_first_results_win() {
+        let data = b"@start 1\n5@ready 1\n6@step 4\nc ok@step 7\na1 fail@detail 8\na1 false@step 5\na1 ok@flag 13\nalways-equal@end 2\n99";
+        let r = parse(data);
+        assert_eq!(r.start_ns, Some(5));
+        assert_eq!(r.ready_ns, Some(6));
+        assert_eq!(
+            r.steps,
+            vec![("c".into(), Step::Ok), ("a1".into(), Step::Fail)]
+        );
+        assert_eq!(r.detail("a1"), "false");
+        assert_eq!(r.flags, vec!["always-equal".to_string()]);
+        assert_eq!(r.end_ns, Some(99));
+    }
+
+    #[test]
+    fn any_bytes_are_read_without_a_panic_and_a_long_detail_is_cut() {
+        for data in [
+            &b"@detail 18446744073709551615\nx"[..],
+            b"@flag 99999999999999999999\n",
+            b"@\n@ \n@x 1\n",
+            b"\xff\xfe",
+        ] {
+            let r = parse(data);
+            assert!(r.steps.is_empty() && !r.ended());
+        }
+        let mut long = format!("@detail {}\na1 ", 100_003).into_bytes();
+        long.extend(std::iter::repeat_n(b'x', 100_000));
+        assert_eq!(parse(&long).detail("a1").len(), DETAIL_MAX - 3);
+    }
+}
