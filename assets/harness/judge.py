@@ -513,10 +513,12 @@ def _run_step(name, code, namespace):
         _record("detail", name + " " + why)
     if _lost is not None:
         return "lost"
-    if _decided[0]:
-        _flag("candidate-decided")
+    # The more telling flag of the two: an object of the candidate's said
+    # equal and the assertion passed; else it decided something.
     if _decided[1] and result == "ok":
         _flag("always-equal")
+    elif _decided[0]:
+        _flag("candidate-decided")
     return result
 
 

@@ -14,7 +14,7 @@ pub const FLAGS: [(&str, &str); 5] = [
     ),
     (
         "always-equal",
-        "an assertion passed because an object of the candidate's said it was equal (its own __eq__ or __ne__)",
+        "an assertion passed through its own __eq__ or __ne__: an object of the candidate's said it was equal",
     ),
     (
         "shadowed-name",

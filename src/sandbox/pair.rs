@@ -63,6 +63,9 @@ pub(super) fn run(
             server
                 .start(&fds, &rlimits, &payload)
                 .map_err(lost_server)?;
+            // Only the candidate process holds its end now: the judge sees
+            // the end of the stream once it is gone.
+            drop(call_candidate);
             Started {
                 exit: Exit::Server {
                     control: server.channel(),

@@ -164,9 +164,11 @@ fn ended_early(
     job: &Job<'_>,
 ) {
     let lost = report.lost.as_deref().unwrap_or("");
-    let Some(status) = status.filter(|_| !candidate_killed) else {
+    let stopped = |result: &mut CandidateResult| {
         result.detail = format!("the candidate process stopped answering: {lost}");
-        return;
+    };
+    let Some(status) = status else {
+        return stopped(result);
     };
     if let Some(code) = status.code() {
         add_flag(&mut result.flags, "early-exit");
@@ -174,6 +176,10 @@ fn ended_early(
         return;
     }
     let signal = status.signal().unwrap_or(0);
+    if signal == libc::SIGKILL && candidate_killed {
+        // Killed by the host once the judge was done without it.
+        return stopped(result);
+    }
     if signal == libc::SIGXCPU && limits.cpu_backstop {
         // The host's CPU limit (timeout + 2 s): a timeout only when the
         // candidate really used that much; one it raised itself is an error.
