@@ -98,14 +98,16 @@ fn an_envelope_printed_by_the_candidate_is_not_believed() {
 }
 
 #[test]
-fn an_envelope_written_to_the_result_channel_without_the_token_is_ignored() {
+fn bytes_written_to_the_call_channel_are_an_error_never_a_pass() {
+    // Descriptor 3 is the candidate's channel to its judge: what it writes
+    // there is its answer, and these bytes are not data.
     let forged = "import os\nfor token in ('0' * 32, '', 'pass'):\n    os.write(3, (token + '\\npass\\n1 1\\n1\\n1 2 3\\n0\\n').encode())\n";
     let r = run(forged, &["False"]);
-    assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
-    // Forging and then leaving before the harness reports is no better.
-    let r = run(&format!("{forged}os._exit(0)\n"), &["False"]);
     assert_eq!(r.outcome, Outcome::Error, "{r:?}");
-    assert_eq!(r.detail, "exited with status 0 before reporting a result");
+    assert_eq!(r.flags, ["malformed-answer"], "{r:?}");
+    // Forging and then leaving is no better.
+    let r = run(&format!("{forged}os._exit(0)\n"), &["True"]);
+    assert_eq!(r.outcome, Outcome::Error, "{r:?}");
 }
 
 #[test]
@@ -151,9 +153,15 @@ fn sys_exit_in_the_candidate_is_an_error() {
 fn os_exit_in_the_candidate_is_an_error() {
     let r = run("import os\nos._exit(0)\n", &["True"]);
     assert_eq!(r.outcome, Outcome::Error);
-    assert_eq!(r.detail, "exited with status 0 before reporting a result");
+    assert_eq!(
+        r.detail,
+        "exited with status 0 (closed during the program's top level)"
+    );
     let r = run("import os\nos._exit(7)\n", &["True"]);
-    assert_eq!(r.detail, "exited with status 7 before reporting a result");
+    assert_eq!(
+        r.detail,
+        "exited with status 7 (closed during the program's top level)"
+    );
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn fixed_store() -> Store {
                 0,
                 0,
                 CandidateResult {
-                    flags: vec!["always-equal".into(), "tracing".into()],
+                    flags: vec!["always-equal".into(), "shadowed-name".into()],
                     ..result(Outcome::Pass, &[true, true], "")
                 },
             ),
@@ -179,11 +179,11 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
     }
     assert_eq!(
         json["candidates"][0]["flags"],
-        serde_json::json!(["always-equal", "tracing"])
+        serde_json::json!(["always-equal", "shadowed-name"])
     );
     assert_eq!(json["settings"]["strict_integrity"], false);
     assert_eq!(json["summary"]["flagged"], 1);
-    assert_eq!(json["summary"]["flags"]["tracing"], 1);
+    assert_eq!(json["summary"]["flags"]["shadowed-name"], 1);
     assert_eq!(c["outcome"], "assertion_fail");
     assert_eq!(json["tasks"][0]["pass_at_k"]["2"], 1.0);
     assert_eq!(

@@ -115,7 +115,7 @@ impl App {
             ui.label("Integrity");
             ui.vertical(|ui| {
                 ui.checkbox(&mut s.strict_integrity, "Strict integrity")
-                    .on_hover_text("A candidate flagged for trying to game the grader (always-equal objects, reaching the harness's frames, scanning objects, tracing, exiting early...) counts as error, not pass. Off: the outcome stays as the official harness would give it and the flags inform. Refuses to run where the verdict cannot be guarded.");
+                    .on_hover_text("A pass that the candidate's own code decided (an object that says it is equal, its own comparison or arithmetic, a name that hides a builtin the tests use) counts as error, not pass, and a name that hides a builtin or a module is not given to the tests. Off: the outcome stays as the official harness would give it and the flags inform. Refuses to run where the verdict cannot be guarded.");
                 let limits = s.run_settings().limits;
                 let line = crate::integrity::describe(&limits);
                 if crate::integrity::missing(&limits).is_empty() {
