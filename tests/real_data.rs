@@ -152,18 +152,20 @@ fn mbpp_reference_code_passes_every_task_with_a_10_s_timeout_in_both_modes() {
 }
 
 #[test]
-fn sanitized_mbpp_reference_code_passes_every_task_with_a_10_s_timeout_in_fast_start() {
+fn sanitized_mbpp_reference_code_passes_every_task_with_a_10_s_timeout_in_both_modes() {
     let Some(data) = util::data_dir() else { return };
     let _serial = SERIAL.lock();
-    let store = run(
-        &data.join("mbpp/sanitized-mbpp.json"),
-        None,
-        Duration::from_secs(10),
-        true,
-    );
-    let s = store.summary(&[1]);
-    assert_eq!(s.candidates, 427);
-    assert_eq!(s.outcomes[&Outcome::Pass], 427, "{:?}", s.outcomes);
+    for fast_start in [false, true] {
+        let store = run(
+            &data.join("mbpp/sanitized-mbpp.json"),
+            None,
+            Duration::from_secs(10),
+            fast_start,
+        );
+        let s = store.summary(&[1]);
+        assert_eq!(s.candidates, 427);
+        assert_eq!(s.outcomes[&Outcome::Pass], 427, "{:?}", s.outcomes);
+    }
 }
 
 #[test]
@@ -180,9 +182,21 @@ fn burakyetistiren_raw_completions_match_the_official_count_without_extraction()
     )
     .unwrap();
     let plan = Arc::new(Plan::build(&tasks, &gens));
-    let done =
-        engine::run_blocking(&plan, util::python(), &RunSettings::default(), |_, _| {}).unwrap();
-    assert_eq!(done.store.summary(&[1]).outcomes[&Outcome::Pass], 109);
+    for fast_start in [false, true] {
+        let settings = RunSettings {
+            fast_start,
+            ..RunSettings::default()
+        };
+        let done = engine::run_blocking(&plan, util::python(), &settings, |_, _| {}).unwrap();
+        assert_eq!(done.store.summary(&[1]).outcomes[&Outcome::Pass], 109);
+        let flagged = done
+            .store
+            .candidates
+            .iter()
+            .filter(|c| c.result.as_ref().is_some_and(|r| !r.flags.is_empty()))
+            .count();
+        assert_eq!(flagged, 0, "fast start {fast_start}");
+    }
     // With extraction (the default for HumanEval) the fenced answers run too.
     let tasks = spec::load_tasks(&data.join("humaneval/HumanEval.jsonl.gz")).unwrap();
     let plan = Arc::new(Plan::build(&tasks, &gens));

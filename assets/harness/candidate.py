@@ -27,15 +27,15 @@ _encode = None
 
 
 def _prepare_process(denylist, guard, path):
-    """Installs the denylist, the guard and the thread bound: once a process,
-    so a fork server's children do not each pay for it."""
+    """Installs the denylist and the guard: once a process, so a fork
+    server's children do not each pay for it. (Threads are bounded by the
+    kernel: see src/sandbox/confine/pids.rs.)"""
     global _prepared, _guard
     _guard = guard
     _set_path(path)
     _set_deny_list(denylist, guard)
     _install_denylist()
     _install_guard()
-    _bound_threads()
     _prepared = (denylist, guard, path)
 
 

@@ -175,6 +175,11 @@ pub struct RunArgs {
     /// Most bytes a candidate may keep in its directory, in MiB; 0 for none.
     #[arg(long, value_name = "MIB", default_value_t = execscope::sandbox::DEFAULT_DISK_LIMIT >> 20)]
     pub disk_limit: u64,
+    /// Most live threads and processes a candidate may have, bounded by the
+    /// kernel (a pids cgroup, or RLIMIT_NPROC for a user that is not root); 0
+    /// for none.
+    #[arg(long, value_name = "N", default_value_t = execscope::sandbox::DEFAULT_THREADS)]
+    pub max_threads: u64,
     /// Evaluate only shard I of N (1-based): every N-th candidate starting at
     /// the I-th, the same slice on any machine. Write the partial run file with
     /// --json and join the parts with `execscope merge`.

@@ -54,6 +54,7 @@ pub(super) fn settings(args: &RunArgs) -> Settings {
         confine: !args.no_confinement,
         network: args.network,
         disk_mib: args.disk_limit,
+        threads: args.max_threads,
         require_confinement: args.require_confinement,
         fast_start: args.fast_start,
         strict_integrity: args.strict_integrity,

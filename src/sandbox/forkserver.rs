@@ -83,6 +83,10 @@ pub(super) struct ForkServer {
     /// Its stdout, held so that its writes never fail.
     _stdout: OwnedFd,
     home: tempfile::TempDir,
+    /// Its pids group (it and the one child it runs at a time), removed
+    /// once it is reaped.
+    #[cfg(target_os = "linux")]
+    _group: Option<super::confine::Group>,
 }
 
 fn unusable(python: &Interpreter, reason: String) -> SandboxError {
@@ -112,6 +116,18 @@ impl ForkServer {
         let (ours, theirs) = socketpair_cloexec()?;
         let confine = process::confinement(limits, python, home.path(), true)?;
         let child_confinement = confine::child_field(limits, confine.as_ref(), limits::RULESET_FD);
+        #[cfg(target_os = "linux")]
+        let group = match limits
+            .threads
+            .and_then(|max| super::confine::Group::new(max + 1))
+        {
+            Some(group) => Some(group.map_err(SandboxError::Confinement)?),
+            None => None,
+        };
+        #[cfg(target_os = "linux")]
+        let setup = ChildSetup::server(limits, confine)
+            .in_group(group.as_ref().map(super::confine::Group::procs));
+        #[cfg(not(target_os = "linux"))]
         let setup = ChildSetup::server(limits, confine);
         let args = ["serve", role.word()];
         let child =
@@ -128,6 +144,8 @@ impl ForkServer {
             stderr: child.stderr,
             _stdout: child.stdout,
             home,
+            #[cfg(target_os = "linux")]
+            _group: group,
         };
         let (denylist, preload) = match role {
             Role::Candidate => (limits.denylist.join("\n"), PRELOADED_MODULES.join("\n")),

@@ -31,6 +31,8 @@ pub(super) struct ChildSetup {
     rlimits: Vec<Rlimit>,
     network: Option<NetNs>,
     confine: Option<Arc<Prepared>>,
+    /// The `cgroup.procs` of the pids group the child joins first.
+    cgroup: Option<RawFd>,
 }
 
 #[cfg(target_os = "linux")]
@@ -65,6 +67,13 @@ pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
     if let Some(n) = limits.open_files {
         rlimits.push((libc::RLIMIT_NOFILE, n as libc::rlim_t, n as libc::rlim_t));
     }
+    #[cfg(target_os = "linux")]
+    if let Some(max) = limits.threads {
+        if limits.confinement().threads == super::confine::ThreadBound::Rlimit {
+            let n = super::confine::nproc_limit(max) as libc::rlim_t;
+            rlimits.push((libc::RLIMIT_NPROC, n, n));
+        }
+    }
     if limits.cpu_backstop {
         let soft = cpu_seconds(timeout) as libc::rlim_t;
         rlimits.push((libc::RLIMIT_CPU, soft, soft + 1));
@@ -95,7 +104,15 @@ impl ChildSetup {
             rlimits: rlimits(limits, timeout),
             network: limits.no_network.then(netns),
             confine: confine.map(Arc::new),
+            cgroup: None,
         }
+    }
+
+    /// This set-up with the child joining the pids group whose
+    /// `cgroup.procs` is `procs` before anything else.
+    pub(super) fn in_group(mut self, procs: Option<RawFd>) -> ChildSetup {
+        self.cgroup = procs;
+        self
     }
 
     /// The setup of a fork server: (confined) the Landlock ruleset its
@@ -117,6 +134,7 @@ impl ChildSetup {
             rlimits: Vec::new(),
             network: limits.no_network.then(netns),
             confine: confine.map(Arc::new),
+            cgroup: None,
         }
     }
 
@@ -152,6 +170,10 @@ impl ChildSetup {
         unsafe {
             if libc::setsid() == -1 {
                 return Err(io::Error::last_os_error());
+            }
+            #[cfg(target_os = "linux")]
+            if let Some(fd) = self.cgroup {
+                super::confine::join_group(fd)?;
             }
             // If the host dies (even by SIGKILL), the candidate dies with it.
             #[cfg(target_os = "linux")]

@@ -53,7 +53,6 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
     include_str!("../../assets/harness/codec.py"),
     include_str!("../../assets/harness/denylist.py"),
-    include_str!("../../assets/harness/threads.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/judge.py"),
     include_str!("../../assets/harness/server.py"),
@@ -248,6 +247,8 @@ pub const DEFAULT_MEMORY_LIMIT: u64 = 2 << 30;
 pub const DEFAULT_FILE_SIZE_LIMIT: u64 = 16 << 20;
 /// Default most bytes a candidate may keep in its directory (64 MiB).
 pub const DEFAULT_DISK_LIMIT: u64 = 64 << 20;
+/// Default most live threads and processes of a candidate.
+pub const DEFAULT_THREADS: u64 = 256;
 /// Default most open file descriptors.
 pub const DEFAULT_OPEN_FILES: u64 = 256;
 
@@ -283,12 +284,18 @@ pub struct Limits {
     /// Most bytes a candidate may keep in its directory at once; past it the
     /// candidate is killed (`error`, `disk limit`). `None`: unbounded.
     pub disk_bytes: Option<u64>,
+    /// Most live threads and processes a candidate may have, bounded by the
+    /// kernel (see [`confine::ThreadBound`]); past it a new thread cannot
+    /// start. `None`: unbounded.
+    pub threads: Option<u64>,
 }
 
 impl Limits {
     /// The confinement these limits ask for, as this kernel gives it.
     pub fn confinement(&self) -> confine::Status {
-        confine::Status::probe(self.confine, self.network)
+        let mut status = confine::Status::probe(self.confine, self.network);
+        status.thread_limit = self.threads;
+        status
     }
 }
 
@@ -307,6 +314,7 @@ impl Default for Limits {
             confine: true,
             network: false,
             disk_bytes: Some(DEFAULT_DISK_LIMIT),
+            threads: Some(DEFAULT_THREADS),
         }
     }
 }

@@ -157,7 +157,8 @@ fn start_fresh(
 ) -> Result<Started, SandboxError> {
     let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
     let confine = confinement(limits, python, dir.path(), false)?;
-    let setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine);
+    let setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine)
+        .in_group(thread_group(limits)?);
     let child = spawn::start_harness(python, &[], dir.path(), setup, None).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
@@ -174,6 +175,37 @@ fn start_fresh(
         stderr: child.stderr,
         dir: Some(dir),
     })
+}
+
+/// The `cgroup.procs` of this thread's pids group, made on first use and kept
+/// for the thread's next candidates (each is reaped, group and all, before
+/// the next starts); `None` where there are no such groups or no bound.
+fn thread_group(limits: &Limits) -> Result<Option<std::os::fd::RawFd>, SandboxError> {
+    #[cfg(target_os = "linux")]
+    {
+        use super::confine::Group;
+        thread_local! {
+            static GROUP: std::cell::RefCell<Option<(u64, Group)>> = const { std::cell::RefCell::new(None) };
+        }
+        let Some(max) = limits.threads else {
+            return Ok(None);
+        };
+        GROUP.with_borrow_mut(|slot| {
+            if slot.as_ref().is_none_or(|(m, _)| *m != max) {
+                *slot = None;
+                match Group::new(max) {
+                    None => return Ok(None),
+                    Some(group) => *slot = Some((max, group.map_err(SandboxError::Confinement)?)),
+                }
+            }
+            Ok(slot.as_ref().map(|(_, g)| g.procs()))
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = limits;
+        Ok(None)
+    }
 }
 
 fn lost_server(e: io::Error) -> SandboxError {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::engine::{MAX_WORKERS, RunSettings, default_workers};
 use crate::sandbox::{
     DEFAULT_DENYLIST, DEFAULT_DISK_LIMIT, DEFAULT_FILE_SIZE_LIMIT, DEFAULT_MEMORY_LIMIT,
-    DEFAULT_OPEN_FILES, DEFAULT_OUTPUT_CAP, DEFAULT_TIMEOUT, Limits, MAX_TIMEOUT,
+    DEFAULT_OPEN_FILES, DEFAULT_OUTPUT_CAP, DEFAULT_THREADS, DEFAULT_TIMEOUT, Limits, MAX_TIMEOUT,
 };
 
 /// Settings a user edits in the Settings panel.
@@ -43,6 +43,8 @@ pub struct Settings {
     pub network: bool,
     /// Most a candidate may keep in its directory, MiB (0: none).
     pub disk_mib: u64,
+    /// Most live threads and processes of a candidate (0: none).
+    pub threads: u64,
     /// Refuse to run unless every confinement layer is in force.
     pub require_confinement: bool,
     /// Fast start: a warm interpreter per worker forks each candidate.
@@ -72,6 +74,7 @@ impl Default for Settings {
             confine: true,
             network: false,
             disk_mib: DEFAULT_DISK_LIMIT >> 20,
+            threads: DEFAULT_THREADS,
             require_confinement: false,
             fast_start: false,
             strict_integrity: false,
@@ -94,7 +97,7 @@ impl Settings {
 
     /// The confinement these settings ask for, as this kernel gives it.
     pub fn confinement(&self) -> crate::sandbox::confine::Status {
-        crate::sandbox::confine::Status::probe(self.confine, self.network)
+        self.run_settings().limits.confinement()
     }
 
     /// The engine settings these stand for.
@@ -113,6 +116,7 @@ impl Settings {
                 confine: self.confine,
                 network: self.network,
                 disk_bytes: mib(self.disk_mib),
+                threads: (self.threads > 0).then_some(self.threads),
             },
             workers: self.workers.clamp(1, MAX_WORKERS),
             fast_start: self.fast_start,

@@ -25,6 +25,8 @@ mod calls;
 mod caps;
 #[cfg(target_os = "linux")]
 mod landlock;
+#[cfg(target_os = "linux")]
+mod pids;
 mod prepared;
 #[cfg(target_os = "linux")]
 mod seccomp;
@@ -32,8 +34,45 @@ mod seccomp;
 use std::path::{Path, PathBuf};
 
 #[cfg(target_os = "linux")]
+pub(crate) use pids::{Group, join as join_group, nproc_limit};
+#[cfg(target_os = "linux")]
 pub(crate) use prepared::install_filter;
 pub(crate) use prepared::{Prepared, child_field};
+
+/// How live threads and processes are bounded here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThreadBound {
+    /// A `pids` control group per candidate.
+    Cgroup,
+    /// `RLIMIT_NPROC`: the user's processes and threads when the candidate
+    /// starts, plus the bound.
+    Rlimit,
+    /// Nothing bounds them (root without a writable `pids` controller, or
+    /// not Linux).
+    None,
+}
+
+impl ThreadBound {
+    /// What this machine gives.
+    pub fn probe() -> ThreadBound {
+        #[cfg(target_os = "linux")]
+        return pids::probe();
+        #[cfg(not(target_os = "linux"))]
+        ThreadBound::None
+    }
+
+    /// Words for the confinement line.
+    pub fn describe(self, max: u64) -> String {
+        match self {
+            ThreadBound::Cgroup => format!("at most {max} threads (pids cgroup)"),
+            ThreadBound::Rlimit => {
+                format!("at most {max} more threads of your user (RLIMIT_NPROC)")
+            }
+            ThreadBound::None => "threads unbounded (no pids cgroup here)".into(),
+        }
+    }
+}
 
 use super::Interpreter;
 
@@ -55,6 +94,16 @@ pub struct Status {
     pub network: bool,
     /// No capabilities and no new privileges.
     pub privileges: bool,
+    /// How live threads and processes are bounded.
+    #[serde(default = "no_thread_bound")]
+    pub threads: ThreadBound,
+    /// The bound itself (`None`: unbounded by choice).
+    #[serde(default)]
+    pub thread_limit: Option<u64>,
+}
+
+fn no_thread_bound() -> ThreadBound {
+    ThreadBound::None
 }
 
 impl Status {
@@ -71,6 +120,8 @@ impl Status {
                 scopes: enabled && abi >= 6,
                 network,
                 privileges: enabled,
+                threads: ThreadBound::probe(),
+                thread_limit: None,
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -82,6 +133,8 @@ impl Status {
             scopes: false,
             network,
             privileges: false,
+            threads: ThreadBound::None,
+            thread_limit: None,
         }
     }
 
@@ -131,6 +184,10 @@ impl Status {
         if self.privileges {
             layers.push("no privileges".into());
         }
+        layers.push(match self.thread_limit {
+            Some(max) => self.threads.describe(max),
+            None => "threads unbounded (by choice)".into(),
+        });
         let mut line = format!("confinement: {}", layers.join(", "));
         let missing = self.missing();
         if !missing.is_empty() {

@@ -156,7 +156,21 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
             ]),
         ));
         out.push((SYS_connect, Action::Errno(EPERM)));
+        // An abstract socket name is one for the whole network namespace:
+        // binding one would tell a candidate running at the same time.
+        out.push((SYS_bind, Action::Errno(EPERM)));
     }
+    // Locks on files several candidates can read would tell one about the
+    // other: they succeed and do nothing (a candidate is one process, so
+    // its own locks have nothing to exclude).
+    out.push((SYS_flock, Action::Errno(0)));
+    let mut fcntl = vec![load(arg_lo(1))];
+    for cmd in [F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW] {
+        fcntl.push(op(JEQ_K, cmd as u32, 0, 1));
+        fcntl.push(errno(0));
+    }
+    fcntl.push(ret(RET_ALLOW));
+    out.push((SYS_fcntl, Action::Block(fcntl)));
     if rules.filter_signals {
         out.push((SYS_kill, Action::Block(own_process(0))));
         for nr in [

@@ -131,7 +131,8 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
     let fork = SIGCHLD as u64;
     let stream = (SOCK_STREAM | SOCK_CLOEXEC) as u64;
     let (unix, inet) = (AF_UNIX as u64, AF_INET as u64);
-    let cases: [(&[libc::sock_filter], libc::c_long, [u64; 2], u32); 21] = [
+    const SUCCEED: u32 = RET_ERRNO;
+    let cases: [(&[libc::sock_filter], libc::c_long, [u64; 2], u32); 27] = [
         (&child, SYS_clone, [thread, 0], RET_ALLOW),
         (&child, SYS_clone, [fork, 0], DENIED),
         (&server, SYS_clone, [fork, 0], RET_ALLOW),
@@ -153,6 +154,12 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         (&open, SYS_socket, [inet, stream], RET_ALLOW),
         (&open, SYS_connect, [3, 0], RET_ALLOW),
         (&open, SYS_kill, [1234, 9], RET_ALLOW),
+        (&child, SYS_bind, [3, 0], DENIED),
+        (&open, SYS_bind, [3, 0], RET_ALLOW),
+        (&child, SYS_flock, [3, LOCK_EX as u64], SUCCEED),
+        (&child, SYS_fcntl, [3, F_SETLK as u64], SUCCEED),
+        (&child, SYS_fcntl, [3, F_OFD_SETLKW as u64], SUCCEED),
+        (&child, SYS_fcntl, [3, F_GETFL as u64], RET_ALLOW),
     ];
     for (i, (prog, nr, [a, b], want)) in cases.into_iter().enumerate() {
         assert_eq!(

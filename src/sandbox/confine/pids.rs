@@ -1,0 +1,157 @@
+//! The kernel's bound on live threads and processes per candidate: a `pids`
+//! control group of its own where the host can make one (cgroup v1's `pids`
+//! hierarchy, or cgroup v2, as root), else `RLIMIT_NPROC`, which counts every
+//! process and thread of the user (so it is set to those alive when the
+//! candidate starts plus the bound; it does not apply to root).
+//!
+//! A process joins its group before any Python runs: a fresh candidate by
+//! writing its pid to the group's `cgroup.procs` (opened by the host) between
+//! clone and exec, a fork server the same way when it starts (its children
+//! then stay in its group; it runs one at a time).
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::ThreadBound;
+
+/// What this machine gives.
+pub(crate) fn probe() -> ThreadBound {
+    if base().is_some() {
+        ThreadBound::Cgroup
+    // SAFETY: geteuid has no preconditions.
+    } else if unsafe { libc::geteuid() } != 0 {
+        ThreadBound::Rlimit
+    } else {
+        ThreadBound::None
+    }
+}
+
+/// Where groups are made: cgroup v1's `pids` hierarchy, or the v2 root, when
+/// this process may make a group there; found once.
+fn base() -> Option<&'static Path> {
+    static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|dir| {
+                let probe = dir.join(format!("execscope-probe-{}", std::process::id()));
+                let usable = std::fs::create_dir(&probe).is_ok() && probe.join("pids.max").exists();
+                let _ = std::fs::remove_dir(&probe);
+                usable
+            })
+            .inspect(|dir| sweep(dir))
+    })
+    .as_deref()
+}
+
+/// Removes the groups of hosts that are gone (killed before they could).
+fn sweep(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("execscope-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// One `pids` group: at most `max` live threads and processes in it.
+#[derive(Debug)]
+pub(crate) struct Group {
+    dir: PathBuf,
+    procs: OwnedFd,
+}
+
+impl Group {
+    /// A new group bounded at `max`; `None` where groups cannot be made.
+    pub(crate) fn new(max: u64) -> Option<io::Result<Group>> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let base = base()?;
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = base.join(format!("execscope-{}-{n}", std::process::id()));
+        Some((|| {
+            std::fs::create_dir(&dir)?;
+            let group = |procs: OwnedFd| Group {
+                dir: dir.clone(),
+                procs,
+            };
+            let opened = std::fs::write(dir.join("pids.max"), max.to_string()).and_then(|_| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(dir.join("cgroup.procs"))
+            });
+            match opened {
+                Ok(file) => Ok(group(OwnedFd::from(file))),
+                Err(e) => {
+                    let _ = std::fs::remove_dir(&dir);
+                    Err(e)
+                }
+            }
+        })())
+    }
+
+    /// The group's `cgroup.procs`, which a child writes its pid to.
+    pub(crate) fn procs(&self) -> RawFd {
+        self.procs.as_raw_fd()
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // Empty once its processes are reaped; killed ones may take a moment.
+        for _ in 0..50 {
+            match std::fs::remove_dir(&self.dir) {
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                _ => return,
+            }
+        }
+    }
+}
+
+/// Writes the calling process's pid to the `cgroup.procs` at `fd`.
+///
+/// # Safety
+/// Async-signal-safe: runs in a child between clone and exec.
+pub(crate) unsafe fn join(fd: RawFd) -> io::Result<()> {
+    // SAFETY: getpid and write on a stack buffer.
+    unsafe {
+        let mut pid = libc::getpid() as u64;
+        let mut buf = [0u8; 24];
+        let mut at = buf.len();
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (pid % 10) as u8;
+            pid /= 10;
+            if pid == 0 {
+                break;
+            }
+        }
+        let text = &buf[at..];
+        if libc::write(fd, text.as_ptr().cast(), text.len()) != text.len() as isize {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// `RLIMIT_NPROC` for a candidate starting now: the threads alive on the
+/// machine (an upper bound of the user's) plus `max`.
+pub(crate) fn nproc_limit(max: u64) -> u64 {
+    let alive = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().nth(3)?.split('/').nth(1)?.parse().ok())
+        .unwrap_or(0u64);
+    alive + max
+}
