@@ -251,6 +251,26 @@ fn rechecks_flag_a_candidate_that_passes_half_the_time_and_no_deterministic_one(
 }
 
 #[test]
+fn flaky_candidates_that_never_passed_do_not_raise_the_upper_bound() {
+    // Six wrong samples whose outcome flips between an error (at the top
+    // level) and a failed assertion:
+    // flaky, but no run of any of them passed.
+    let flip =
+        "import random\nif random.random() < 0.5:\n    raise ValueError\ndef f():\n    return 0\n";
+    let plan = plan_of(&[flip; 6]);
+    let settings = RunSettings {
+        recheck: 12,
+        recheck_all: true,
+        ..RunSettings::default()
+    };
+    let mut done = engine::run_blocking(&plan, python(), &settings, |_, _| {}).unwrap();
+    recheck::run_blocking(&plan, &mut done.store, python(), &settings).unwrap();
+    let caveats = done.store.caveats(&[1]);
+    assert!(caveats.flaky >= 5, "{}", caveats.flaky);
+    assert_eq!(caveats.pass_at_k_flaky_range[&1], (0.0, 0.0));
+}
+
+#[test]
 fn by_default_only_timeouts_are_rechecked() {
     let sometimes_slow = "import random, time\nif random.random() < 0.5:\n    time.sleep(5)\ndef f():\n    return 1\n";
     let plan = plan_of(&[sometimes_slow, "def f():\n    return 2\n"]);

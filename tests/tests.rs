@@ -14,7 +14,8 @@
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
-//! - `integrity`: every route to a forged verdict, each flag, strict integrity.
+//! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
+//! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -40,6 +41,7 @@ mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
 mod integrity;
+mod isolation;
 mod machine;
 mod numbers;
 mod outcomes;

@@ -19,7 +19,8 @@ pub struct Caveats {
     pub pass_at_k_without_faults: BTreeMap<usize, f64>,
     /// Candidates whose rechecks disagree with their first outcome.
     pub flaky: usize,
-    /// pass@k by k counting every flaky candidate as failing, then as passing.
+    /// pass@k by k counting every flaky candidate as failing, then as passing
+    /// (those of which one run passed).
     pub pass_at_k_flaky_range: BTreeMap<usize, (f64, f64)>,
 }
 
@@ -109,7 +110,11 @@ impl Store {
         };
         let range = if flaky > 0 {
             let low = at(&self.counts_where(|_| true, |r| pass(r) && !r.is_flaky()));
-            let high = at(&self.counts_where(|_| true, |r| pass(r) || r.is_flaky()));
+            // A flaky candidate counts as passing only when one of its runs passed.
+            let passed_once = |r: &CandidateResult| {
+                pass(r) || r.rechecks.contains(&crate::sandbox::Outcome::Pass)
+            };
+            let high = at(&self.counts_where(|_| true, passed_once));
             low.into_iter()
                 .filter_map(|(k, lo)| high.get(&k).map(|hi| (k, (lo, *hi))))
                 .collect()

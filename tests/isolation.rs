@@ -1,0 +1,184 @@
+//! Nothing one candidate does reaches another, and the host stays bounded
+//! whatever a candidate sends, judged by effect in both modes: a fast-start
+//! candidate that poisons its descriptors, two candidates running at once
+//! that try to sense each other, and floods that must cost the host little.
+
+use std::time::{Duration, Instant};
+
+use execscope::sandbox::{Limits, Outcome, Runner};
+
+use crate::util::{MODES, program, python};
+
+#[test]
+fn a_fast_start_candidate_that_poisons_its_descriptors_breaks_nothing_for_the_next() {
+    // Non-blocking, 4 KiB pipes on stdout, stderr and the call channel: once
+    // these were the fork server's own, shared by every later child.
+    let poison = "import os, fcntl
+for fd in (1, 2, 3):
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_NONBLOCK)
+        fcntl.fcntl(fd, 1031, 4096)
+    except OSError:
+        pass
+";
+    let many: Vec<String> = (0..120)
+        .map(|i| format!("add({i}, 1) == {}", i + 1))
+        .collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let honest = "def add(a, b):\n    return a + b\n";
+    let loud = "import sys\nsys.stderr.write('x' * 150_000)\ndef add(a, b):\n    return a + b\n";
+    for fast in MODES {
+        // One runner, one candidate at a time: the same servers serve all three.
+        let runner = Runner::new(python(), &Limits::default(), fast);
+        let run = |code: &str, assertions: &[&str]| {
+            runner
+                .run(
+                    Duration::from_secs(10),
+                    &program(code, assertions),
+                    None,
+                    &|| {},
+                )
+                .unwrap()
+        };
+        run(&format!("{poison}{honest}"), &["add(1, 2) == 3"]);
+        let r = run(honest, &many);
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        assert_eq!(r.passed, 120);
+        let r = run(loud, &["add(1, 2) == 3"]);
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn candidates_running_at_once_cannot_sense_each_other() {
+    // One takes an abstract socket name and locks a file both can read; the
+    // other, started while the first holds them, looks for both.
+    let holder = "import socket, fcntl, os, time
+held = []
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind('\\0execscope-sense')
+    held.append('bound')
+except OSError as e:
+    held.append('bind: ' + type(e).__name__)
+f = open(os.__file__)
+fcntl.flock(f, fcntl.LOCK_EX)
+fcntl.lockf(f, fcntl.LOCK_EX)
+open('held', 'w').close()
+time.sleep(1.5)
+print(held)
+";
+    let seeker = "import socket, fcntl, os, time
+time.sleep(0.5)
+seen = []
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind('\\0execscope-sense')
+except OSError as e:
+    seen.append('name taken' if e.errno == 98 else 'no bind')
+f = open(os.__file__)
+try:
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+except OSError:
+    seen.append('locked')
+print('SEEN' if 'name taken' in seen or 'locked' in seen else 'nothing', seen)
+";
+    // The kernel's layers alone: the denylist would refuse `socket` first.
+    let limits = Limits {
+        denylist: Vec::new(),
+        process_guard: false,
+        ..Limits::default()
+    };
+    for fast in MODES {
+        let runner = Runner::new(python(), &limits, fast);
+        let (a, b) = std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                runner
+                    .run(
+                        Duration::from_secs(10),
+                        &program(holder, &["True"]),
+                        None,
+                        &|| {},
+                    )
+                    .unwrap()
+            });
+            let b = s.spawn(|| {
+                runner
+                    .run(
+                        Duration::from_secs(10),
+                        &program(seeker, &["True"]),
+                        None,
+                        &|| {},
+                    )
+                    .unwrap()
+            });
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert_eq!(a.outcome, Outcome::Pass, "fast start {fast}: {a:?}");
+        assert_eq!(b.outcome, Outcome::Pass, "fast start {fast}: {b:?}");
+        assert!(
+            b.stdout.starts_with("nothing"),
+            "fast start {fast}: {b:?} (holder: {a:?})"
+        );
+    }
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    // SAFETY: getrusage fills a valid out-pointer.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_THREAD, &mut u);
+        u
+    };
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(us(usage.ru_utime) + us(usage.ru_stime))
+}
+
+#[test]
+fn floods_of_messages_and_a_huge_detail_cost_the_host_little() {
+    // 100,000 small messages on the call channel, a million-character
+    // exception message, and output up to the cap: the detail the host keeps
+    // is bounded, and the host's own CPU for the whole candidate is small.
+    let code = "import os
+def add(a, b):
+    frame = lambda d: len(d).to_bytes(8, 'big') + d
+    notes = b''.join(frame(b'[\"ok\", %d, []]' % i) for i in range(100_000))
+    try:
+        os.write(3, notes)
+    except OSError:
+        pass
+    raise ValueError('x' * 1_000_020)
+";
+    for fast in MODES {
+        let runner = Runner::new(python(), &Limits::default(), fast);
+        // Warm the servers first, so only the candidate is measured.
+        runner
+            .run(
+                Duration::from_secs(10),
+                &program("", &["True"]),
+                None,
+                &|| {},
+            )
+            .unwrap();
+        let (cpu, wall) = (thread_cpu(), Instant::now());
+        let r = runner
+            .run(
+                Duration::from_secs(10),
+                &program(code, &["add(1, 2) == 3", "add(2, 2) == 4"]),
+                None,
+                &|| {},
+            )
+            .unwrap();
+        let (cpu, wall) = (thread_cpu() - cpu, wall.elapsed());
+        assert_ne!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(r.detail.len() <= 16 * 1024, "{}", r.detail.len());
+        eprintln!("fast start {fast}: the host's CPU for the flood {cpu:?} ({wall:?} wall)");
+        assert!(
+            cpu < Duration::from_millis(50),
+            "fast start {fast}: {cpu:?}"
+        );
+    }
+}
