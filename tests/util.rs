@@ -175,10 +175,9 @@ pub fn pid_of_candidate_with(marker: &str) -> Option<i32> {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
-        let Ok(cwd) = std::fs::read_link(format!("/proc/{pid}/cwd")) else {
-            continue;
-        };
-        if cwd.join(marker).exists() {
+        // Through the process's own view: its directory may be a tmpfs of
+        // its own mount namespace.
+        if Path::new(&format!("/proc/{pid}/cwd")).join(marker).exists() {
             return Some(pid);
         }
     }

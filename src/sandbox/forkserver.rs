@@ -127,6 +127,12 @@ impl ForkServer {
         #[cfg(target_os = "linux")]
         let setup = ChildSetup::server(limits, confine)
             .in_group(group.as_ref().map(super::confine::Group::procs));
+        // Its candidates work in its directory, a sized tmpfs where the
+        // kernel gives one (its judges need none).
+        let setup = match role {
+            Role::Candidate => setup.with_disk(limits, home.path()),
+            Role::Judge => setup,
+        };
         #[cfg(not(target_os = "linux"))]
         let setup = ChildSetup::server(limits, confine);
         let args = ["serve", role.word()];
@@ -258,6 +264,18 @@ impl ForkServer {
     /// The directory its children work in, emptied after each.
     pub fn home(&self) -> &std::path::Path {
         self.home.path()
+    }
+
+    /// The same directory as the host reaches what its children see there:
+    /// through the server's own mount namespace, where a tmpfs may cover it.
+    pub fn children_dir(&self) -> std::path::PathBuf {
+        let inside = std::path::PathBuf::from(format!("/proc/{}/root", self.pid));
+        inside.join(
+            self.home
+                .path()
+                .strip_prefix("/")
+                .unwrap_or(self.home.path()),
+        )
     }
 }
 

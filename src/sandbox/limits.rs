@@ -1,17 +1,18 @@
 //! What is applied to a candidate between fork (or clone) and exec: a new
 //! session, the call channel to its judge on descriptor 3, the kernel confinement (see
-//! `confine`), resource limits, and (optionally) a fresh network namespace.
+//! `confine`), resource limits, and the namespaces of `namespaces.rs`.
 //! Everything here runs in the child, which may share the host's memory until
 //! it execs (see `spawn`), so it only makes async-signal-safe calls on data
 //! prepared beforehand.
 
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::Limits;
 use super::confine::Prepared;
+use super::namespaces::Namespaces;
 
 /// The descriptor of a candidate process's call channel to its judge.
 pub(super) const CALL_FD: RawFd = 3;
@@ -29,7 +30,7 @@ pub(super) struct ChildSetup {
     host: libc::pid_t,
     death_signal: libc::c_int,
     rlimits: Vec<Rlimit>,
-    network: Option<NetNs>,
+    namespaces: Option<Namespaces>,
     confine: Option<Arc<Prepared>>,
     /// The `cgroup.procs` of the pids group the child joins first.
     cgroup: Option<RawFd>,
@@ -39,13 +40,6 @@ pub(super) struct ChildSetup {
 pub(super) type RlimitResource = libc::__rlimit_resource_t;
 #[cfg(not(target_os = "linux"))]
 pub(super) type RlimitResource = libc::c_int;
-
-/// What it takes to enter a fresh network namespace.
-#[derive(Debug, Clone)]
-struct NetNs {
-    /// Not root: a user namespace too, mapping our ids to themselves.
-    user: Option<(Vec<u8>, Vec<u8>)>,
-}
 
 /// The resource limits of one candidate under `limits` with `timeout`.
 pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
@@ -102,10 +96,18 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGKILL,
             rlimits: rlimits(limits, timeout),
-            network: limits.no_network.then(netns),
+            namespaces: Namespaces::new(limits.no_network, None),
             confine: confine.map(Arc::new),
             cgroup: None,
         }
+    }
+
+    /// This set-up with the child's directory `dir` a tmpfs of the disk
+    /// limit's size in a mount namespace of its own, where the kernel gives
+    /// one (see `namespaces.rs`).
+    pub(super) fn with_disk(mut self, limits: &Limits, dir: &std::path::Path) -> ChildSetup {
+        self.namespaces = Namespaces::new(limits.no_network, limits.disk_bytes.map(|b| (dir, b)));
+        self
     }
 
     /// This set-up with the child joining the pids group whose
@@ -132,7 +134,7 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGTERM,
             rlimits: Vec::new(),
-            network: limits.no_network.then(netns),
+            namespaces: Namespaces::new(limits.no_network, None),
             confine: confine.map(Arc::new),
             cgroup: None,
         }
@@ -161,7 +163,9 @@ impl ChildSetup {
     /// until exec: not when it enters a namespace (a user namespace refuses a
     /// process sharing its address space).
     pub(super) fn shares_memory_safely(&self) -> bool {
-        self.network.is_none()
+        self.namespaces
+            .as_ref()
+            .is_none_or(Namespaces::shares_memory_safely)
     }
 
     /// Runs in the child between fork (or clone) and exec.
@@ -184,10 +188,14 @@ impl ChildSetup {
                 }
             }
             // Before the descriptors are placed: placing them may overwrite the
-            // host's number of the Landlock ruleset. The namespace first (it
-            // needs the capabilities the confinement drops).
-            if let Some(net) = &self.network {
-                enter_netns(net)?;
+            // host's number of the Landlock ruleset. The namespaces first (they
+            // need the capabilities the confinement drops).
+            if let Some(namespaces) = &self.namespaces {
+                namespaces.enter()?;
+                #[cfg(target_os = "linux")]
+                if let (Some(dir), Some(confine)) = (namespaces.tmpfs_dir(), &self.confine) {
+                    confine.allow_own_dir(dir)?;
+                }
             }
             if let Some(confine) = &self.confine {
                 confine.apply()?;
@@ -230,92 +238,4 @@ impl ChildSetup {
         }
         Ok(())
     }
-}
-
-fn netns() -> NetNs {
-    // SAFETY: plain id getters.
-    let (uid, gid, euid) = unsafe { (libc::getuid(), libc::getgid(), libc::geteuid()) };
-    NetNs {
-        user: (euid != 0).then(|| {
-            (
-                format!("{uid} {uid} 1\n").into_bytes(),
-                format!("{gid} {gid} 1\n").into_bytes(),
-            )
-        }),
-    }
-}
-
-#[cfg(target_os = "linux")]
-unsafe fn enter_netns(net: &NetNs) -> io::Result<()> {
-    let flags = if net.user.is_some() {
-        libc::CLONE_NEWUSER | libc::CLONE_NEWNET
-    } else {
-        libc::CLONE_NEWNET
-    };
-    // SAFETY: unshare in the single-threaded forked child.
-    if unsafe { libc::unshare(flags) } == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    if let Some((uid_map, gid_map)) = &net.user {
-        for (path, data) in [
-            (c"/proc/self/setgroups", b"deny".as_slice()),
-            (c"/proc/self/uid_map", uid_map.as_slice()),
-            (c"/proc/self/gid_map", gid_map.as_slice()),
-        ] {
-            // SAFETY: open/write/close on a NUL-terminated path and a valid buffer.
-            unsafe {
-                let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                if fd < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                let written = libc::write(fd, data.as_ptr().cast(), data.len());
-                libc::close(fd);
-                if written < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-unsafe fn enter_netns(_: &NetNs) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "network namespaces are Linux-only",
-    ))
-}
-
-/// Whether candidates can run without network here, or why not. Checked once by
-/// starting a trivial process in a fresh network namespace.
-pub fn network_isolation() -> Result<(), String> {
-    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
-    PROBE
-        .get_or_init(|| {
-            if !cfg!(target_os = "linux") {
-                return Err(
-                    "no-network mode needs Linux network namespaces; this system has none".into(),
-                );
-            }
-            let true_bin = ["/bin/true", "/usr/bin/true"]
-                .into_iter()
-                .find(|p| std::path::Path::new(p).exists())
-                .ok_or("cannot probe network namespaces: no /bin/true")?;
-            let net = netns();
-            let mut cmd = std::process::Command::new(true_bin);
-            // SAFETY: the closure only makes async-signal-safe calls.
-            unsafe {
-                std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || enter_netns(&net));
-            }
-            match cmd.status() {
-                Ok(status) if status.success() => Ok(()),
-                Ok(status) => Err(format!("the network-namespace probe failed ({status})")),
-                Err(e) => Err(format!(
-                    "this kernel does not let execscope create a network namespace ({e}); \
-                     candidates keep the host's network"
-                )),
-            }
-        })
-        .clone()
 }

@@ -12,6 +12,7 @@ mod forkserver;
 mod interpreter;
 mod job;
 mod limits;
+mod namespaces;
 mod pacing;
 mod pair;
 mod process;
@@ -28,7 +29,7 @@ use std::time::Duration;
 pub use cancel::CancelToken;
 pub use forkserver::PRELOADED_MODULES;
 pub use interpreter::Interpreter;
-pub use limits::network_isolation;
+pub use namespaces::{DISK_ENTRIES, disk_isolation, network_isolation};
 pub use process::run_candidate;
 pub use runner::Runner;
 
@@ -295,6 +296,7 @@ impl Limits {
     pub fn confinement(&self) -> confine::Status {
         let mut status = confine::Status::probe(self.confine, self.network);
         status.thread_limit = self.threads;
+        status.disk_tmpfs &= self.disk_bytes.is_some();
         status
     }
 }

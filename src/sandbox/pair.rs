@@ -98,11 +98,15 @@ pub(super) fn run(
         finish(&candidate_side, candidate.dir, server, judge);
         return Err(lost_server(e));
     }
+    // The host's watchdog measures the directory only where it is no tmpfs
+    // (which the kernel bounds).
+    let watched = !limits.confinement().disk_tmpfs;
     let dir = candidate
         .dir
         .as_ref()
         .map(|d| d.path())
-        .or(server.map(ForkServer::home));
+        .or(server.map(ForkServer::home))
+        .filter(|_| watched);
     let watch = Watch {
         cap: limits.output_cap,
         started,
@@ -158,7 +162,8 @@ fn start_fresh(
     let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
     let confine = confinement(limits, python, dir.path(), false)?;
     let setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine)
-        .in_group(thread_group(limits)?);
+        .in_group(thread_group(limits)?)
+        .with_disk(limits, dir.path());
     let child = spawn::start_harness(python, &[], dir.path(), setup, None).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
@@ -250,7 +255,7 @@ fn finish_with(
         if usable.candidate {
             usable.candidate = server.reap();
         }
-        reaper::empty_dir(server.home());
+        reaper::empty_dir(&server.children_dir());
     }
     reaper::empty_dir(judge.home());
     if let Some(pid) = candidate.pgid {

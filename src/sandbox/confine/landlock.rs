@@ -213,6 +213,43 @@ impl Ruleset {
     }
 }
 
+/// Adds to the ruleset `fd` the rule of a candidate's own directory at
+/// `dir`, opened now: in a child, for the tmpfs it has just mounted there (a
+/// rule on the directory beneath a mount does not reach into it).
+///
+/// # Safety
+/// Async-signal-safe: open, one system call, close.
+pub(crate) unsafe fn allow_own_dir(fd: RawFd, dir: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: open with O_PATH on a NUL-terminated path; the attribute lives
+    // on the stack for the call.
+    unsafe {
+        let own = libc::open(
+            dir.as_ptr(),
+            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
+        );
+        if own < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let attr = PathBeneathAttr {
+            allowed_access: fs::OWN_DIR & handled_fs(abi()),
+            parent_fd: own,
+        };
+        let rc = libc::syscall(
+            libc::SYS_landlock_add_rule,
+            fd,
+            RULE_PATH_BENEATH,
+            &attr,
+            0u32,
+        );
+        let err = io::Error::last_os_error();
+        libc::close(own);
+        if rc < 0 {
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
 /// Enforces the ruleset `fd` on the calling thread (no_new_privs must be set).
 ///
 /// # Safety

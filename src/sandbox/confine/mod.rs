@@ -100,6 +100,10 @@ pub struct Status {
     /// The bound itself (`None`: unbounded by choice).
     #[serde(default)]
     pub thread_limit: Option<u64>,
+    /// The candidate's directory is a tmpfs of the disk limit's size (else
+    /// the host's watchdog measures it, and no descriptor may be sent).
+    #[serde(default)]
+    pub disk_tmpfs: bool,
 }
 
 fn no_thread_bound() -> ThreadBound {
@@ -122,6 +126,7 @@ impl Status {
                 privileges: enabled,
                 threads: ThreadBound::probe(),
                 thread_limit: None,
+                disk_tmpfs: enabled && super::namespaces::disk_isolation(),
             }
         }
         #[cfg(not(target_os = "linux"))]
@@ -135,6 +140,7 @@ impl Status {
             privileges: false,
             threads: ThreadBound::None,
             thread_limit: None,
+            disk_tmpfs: false,
         }
     }
 
@@ -183,6 +189,9 @@ impl Status {
         });
         if self.privileges {
             layers.push("no privileges".into());
+        }
+        if self.disk_tmpfs {
+            layers.push("disk bounded (tmpfs)".into());
         }
         layers.push(match self.thread_limit {
             Some(max) => self.threads.describe(max),

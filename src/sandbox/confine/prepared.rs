@@ -118,6 +118,7 @@ mod linux {
                     exec_path: None,
                     network: status.network,
                     filter_signals: !status.scopes,
+                    fd_passing: status.disk_tmpfs,
                 },
                 seccomp: status.seccomp,
                 last_cap: caps::last_cap(),
@@ -137,6 +138,19 @@ mod linux {
         /// The Landlock ruleset, if files are confined.
         pub(crate) fn ruleset(&self) -> Option<&Ruleset> {
             self.ruleset.as_ref()
+        }
+
+        /// Lets the ruleset reach the directory now at `dir` (a tmpfs the
+        /// child has just mounted over its own directory).
+        ///
+        /// # Safety
+        /// Async-signal-safe (see [`landlock::allow_own_dir`]).
+        pub(crate) unsafe fn allow_own_dir(&self, dir: &std::ffi::CStr) -> io::Result<()> {
+            match &self.ruleset {
+                // SAFETY: forwarded to the caller.
+                Some(ruleset) => unsafe { landlock::allow_own_dir(ruleset.fd(), dir) },
+                None => Ok(()),
+            }
         }
 
         /// Drops privileges and enforces the Landlock ruleset on the calling

@@ -29,6 +29,10 @@ pub(crate) struct Rules {
     /// Signals need filtering here (no Landlock signal scope on this kernel):
     /// only `kill(0, sig)` (its own process group) and thread signals.
     pub filter_signals: bool,
+    /// Descriptors may be sent over a socket (`sendmsg`): only where the
+    /// candidate's directory is a sized tmpfs, which counts a file in flight
+    /// like any other; the host's watchdog could not see one.
+    pub fd_passing: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -159,6 +163,10 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
         // An abstract socket name is one for the whole network namespace:
         // binding one would tell a candidate running at the same time.
         out.push((SYS_bind, Action::Errno(EPERM)));
+    }
+    if !rules.fd_passing {
+        out.push((SYS_sendmsg, Action::Errno(EPERM)));
+        out.push((SYS_sendmmsg, Action::Errno(EPERM)));
     }
     // Locks on files several candidates can read would tell one about the
     // other: they succeed and do nothing (a candidate is one process, so

@@ -52,6 +52,7 @@ fn every_denied_call_is_refused_and_every_other_number_allowed() {
         exec_path: None,
         network: false,
         filter_signals: false,
+        fd_passing: true,
     };
     let prog = program(&rules);
     let decided: Vec<u32> = actions(&rules).iter().map(|(nr, _)| *nr).collect();
@@ -114,18 +115,21 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         exec_path: Some(ptr),
         network: false,
         filter_signals: true,
+        fd_passing: true,
     });
     let child = program(&Rules {
         fork: false,
         exec_path: None,
         network: false,
         filter_signals: true,
+        fd_passing: true,
     });
     let open = program(&Rules {
         fork: false,
         exec_path: None,
         network: true,
         filter_signals: false,
+        fd_passing: true,
     });
     let thread = (CLONE_VM | CLONE_THREAD | CLONE_SIGHAND) as u64;
     let fork = SIGCHLD as u64;

@@ -1,0 +1,224 @@
+//! The namespaces a child enters before it is confined: a fresh network
+//! namespace (`--no-network`), and a mount namespace in which its directory
+//! is a tmpfs of the disk limit's size, so the kernel bounds the bytes and
+//! entries it keeps however it keeps them (files unlinked but held open,
+//! `O_TMPFILE`, descriptors in flight in a socket). A host that is not root
+//! enters a user namespace too, mapping its ids to themselves. Each is probed
+//! once; where the tmpfs cannot be made, the host's watchdog measures the
+//! directory instead (see `disk.rs`) and no descriptor may be sent.
+
+use std::ffi::CString;
+use std::io;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Entries (files and directories) a candidate's tmpfs holds at most.
+pub const DISK_ENTRIES: u64 = 4096;
+
+/// What a child enters before it is confined.
+#[derive(Debug, Clone)]
+pub(super) struct Namespaces {
+    /// A fresh network namespace.
+    net: bool,
+    /// Not root: a user namespace too, mapping our ids to themselves.
+    user: Option<(Vec<u8>, Vec<u8>)>,
+    /// A mount namespace with this tmpfs mounted on the child's directory.
+    tmpfs: Option<Tmpfs>,
+}
+
+/// A sized tmpfs to mount on a directory.
+#[derive(Debug, Clone)]
+struct Tmpfs {
+    dir: CString,
+    options: CString,
+}
+
+impl Namespaces {
+    /// What `no_network` and a disk limit of `disk` bytes on `dir` ask for
+    /// (the tmpfs only where this kernel gives it); `None` for nothing.
+    pub(super) fn new(no_network: bool, disk: Option<(&Path, u64)>) -> Option<Namespaces> {
+        use std::os::unix::ffi::OsStrExt;
+        let tmpfs = disk.filter(|_| disk_isolation()).and_then(|(dir, bytes)| {
+            Some(Tmpfs {
+                dir: CString::new(dir.as_os_str().as_bytes()).ok()?,
+                options: CString::new(format!("size={bytes},nr_inodes={DISK_ENTRIES},mode=0700"))
+                    .ok()?,
+            })
+        });
+        if !no_network && tmpfs.is_none() {
+            return None;
+        }
+        Some(Namespaces {
+            net: no_network,
+            user: user_maps(),
+            tmpfs,
+        })
+    }
+
+    /// The directory a tmpfs is mounted on, if one is.
+    pub(super) fn tmpfs_dir(&self) -> Option<&std::ffi::CStr> {
+        self.tmpfs.as_ref().map(|t| t.dir.as_c_str())
+    }
+
+    /// Whether a child entering these can share the host's memory until it
+    /// execs (a user namespace refuses a process that does).
+    pub(super) fn shares_memory_safely(&self) -> bool {
+        self.user.is_none()
+    }
+
+    /// Enters them, and mounts the tmpfs.
+    ///
+    /// # Safety
+    /// Async-signal-safe calls only: runs in a child between clone and exec.
+    #[cfg(target_os = "linux")]
+    pub(super) unsafe fn enter(&self) -> io::Result<()> {
+        let mut flags = 0;
+        if self.net {
+            flags |= libc::CLONE_NEWNET;
+        }
+        if self.tmpfs.is_some() {
+            flags |= libc::CLONE_NEWNS;
+        }
+        if self.user.is_some() {
+            flags |= libc::CLONE_NEWUSER;
+        }
+        // SAFETY: unshare, open, write, close and mount on prepared memory.
+        unsafe {
+            if libc::unshare(flags) == -1 {
+                return Err(io::Error::last_os_error());
+            }
+            if let Some((uid_map, gid_map)) = &self.user {
+                for (path, data) in [
+                    (c"/proc/self/setgroups", b"deny".as_slice()),
+                    (c"/proc/self/uid_map", uid_map.as_slice()),
+                    (c"/proc/self/gid_map", gid_map.as_slice()),
+                ] {
+                    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let written = libc::write(fd, data.as_ptr().cast(), data.len());
+                    libc::close(fd);
+                    if written < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                }
+            }
+            if let Some(tmpfs) = &self.tmpfs {
+                // Private first: nothing mounted here may reach the host's view.
+                let none = std::ptr::null();
+                if libc::mount(
+                    none,
+                    c"/".as_ptr(),
+                    none,
+                    libc::MS_REC | libc::MS_PRIVATE,
+                    none.cast(),
+                ) == -1
+                    || libc::mount(
+                        c"tmpfs".as_ptr(),
+                        tmpfs.dir.as_ptr(),
+                        c"tmpfs".as_ptr(),
+                        libc::MS_NOSUID | libc::MS_NODEV,
+                        tmpfs.options.as_ptr().cast(),
+                    ) == -1
+                {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Namespaces are Linux-only.
+    ///
+    /// # Safety
+    /// None: it only fails.
+    #[cfg(not(target_os = "linux"))]
+    pub(super) unsafe fn enter(&self) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "namespaces are Linux-only",
+        ))
+    }
+}
+
+/// Not root: the maps of a user namespace of our own ids.
+fn user_maps() -> Option<(Vec<u8>, Vec<u8>)> {
+    // SAFETY: plain id getters.
+    let (uid, gid, euid) = unsafe { (libc::getuid(), libc::getgid(), libc::geteuid()) };
+    (euid != 0).then(|| {
+        (
+            format!("{uid} {uid} 1\n").into_bytes(),
+            format!("{gid} {gid} 1\n").into_bytes(),
+        )
+    })
+}
+
+/// Runs /bin/true in `namespaces`; why not, if it cannot.
+fn probe(namespaces: Namespaces, what: &str) -> Result<(), String> {
+    if !cfg!(target_os = "linux") {
+        return Err(format!(
+            "{what} needs Linux namespaces; this system has none"
+        ));
+    }
+    let true_bin = ["/bin/true", "/usr/bin/true"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or(format!("cannot probe {what}: no /bin/true"))?;
+    let mut cmd = std::process::Command::new(true_bin);
+    // SAFETY: the closure only makes async-signal-safe calls.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || namespaces.enter());
+    }
+    match cmd.status() {
+        Ok(status) if status.success() => Ok(()),
+        Ok(status) => Err(format!("the {what} probe failed ({status})")),
+        Err(e) => Err(format!(
+            "this kernel does not let execscope make {what} ({e})"
+        )),
+    }
+}
+
+/// Whether candidates can run without network here, or why not. Checked once by
+/// starting a trivial process in a fresh network namespace.
+pub fn network_isolation() -> Result<(), String> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let net = Namespaces {
+                net: true,
+                user: user_maps(),
+                tmpfs: None,
+            };
+            probe(net, "a network namespace")
+                .map_err(|e| format!("{e}; candidates keep the host's network"))
+        })
+        .clone()
+}
+
+/// Whether a candidate's directory can be a sized tmpfs of its own here.
+/// Checked once by mounting one in a trivial process.
+pub fn disk_isolation() -> bool {
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    *PROBE.get_or_init(|| {
+        let Ok(dir) = tempfile::Builder::new()
+            .prefix("execscope-probe-")
+            .tempdir()
+        else {
+            return false;
+        };
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(path) = CString::new(dir.path().as_os_str().as_bytes()) else {
+            return false;
+        };
+        let ns = Namespaces {
+            net: false,
+            user: user_maps(),
+            tmpfs: Some(Tmpfs {
+                dir: path,
+                options: c"size=1048576,nr_inodes=16".into(),
+            }),
+        };
+        probe(ns, "a mount namespace").is_ok()
+    })
+}
