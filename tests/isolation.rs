@@ -182,3 +182,40 @@ def add(a, b):
         );
     }
 }
+
+#[test]
+fn under_proc_a_candidate_opens_only_its_own_descriptors_interpreter_and_directory() {
+    // What `/proc` and `/dev/fd` give it: its own pipes again (which it holds
+    // anyway), the interpreter (which it may read anyway) and its own
+    // directory. Nothing of the host, of another process, or of its own
+    // memory, limits or environment.
+    let code = "import os
+for p in ['/proc/self/fd/1', '/dev/fd/1', '/proc/self/exe', '/proc/self/cwd', '/dev/fd/3',
+          '/proc/self/status', '/proc/self/maps', '/proc/self/mem', '/proc/self/fd',
+          '/proc/self/environ', '/proc/self/root', '/proc/1/status', '/proc/%d/status' % os.getppid(),
+          '/proc/cpuinfo', '/proc/thread-self/status', '/proc/self/net/unix', '/dev/shm',
+          '/sys/fs/cgroup', '/proc/self/root/etc/passwd']:
+    try:
+        if os.path.isdir(p):
+            os.listdir(p)
+        else:
+            os.close(os.open(p, os.O_RDONLY | os.O_NONBLOCK))
+        print('open', p)
+    except OSError:
+        pass
+";
+    for fast in MODES {
+        let r = crate::confinement::attack(fast, code);
+        let opened: Vec<&str> = r.stdout.lines().collect();
+        assert_eq!(
+            opened,
+            [
+                "open /proc/self/fd/1",
+                "open /dev/fd/1",
+                "open /proc/self/exe",
+                "open /proc/self/cwd"
+            ],
+            "fast start {fast}: {r:?}"
+        );
+    }
+}
