@@ -16,6 +16,7 @@
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
+//! - `redteam`: the routes a fresh attacker found against the judge, each a test.
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -46,6 +47,7 @@ mod machine;
 mod numbers;
 mod outcomes;
 mod readers;
+mod redteam;
 mod report;
 mod shard;
 mod workbench;

@@ -140,10 +140,15 @@ def _by_name_tree(obj):
 
 
 def _by_name(module, name, load):
-    """The object `module.name` among the safe ones (imported when `load`), or None."""
+    """The object `module.name` among the safe ones (the module imported when
+    `load`), or None: a builtin of `_SAFE_BUILTINS`, or a class or function
+    that a module of `_SAFE_MODULES` defines at its top level (never a
+    module, never reached through another attribute)."""
+    if _type(module) is not str or _type(name) is not str:
+        return None
     if module == "builtins":
         return builtins.__dict__.get(name) if name in _SAFE_BUILTINS else None
-    if module not in _SAFE_MODULES:
+    if module not in _SAFE_MODULES or "." in name or name.startswith("_"):
         return None
     m = sys.modules.get(module)
     if m is None and load:
@@ -152,9 +157,12 @@ def _by_name(module, name, load):
             m = sys.modules.get(module)
         except _BaseException:
             return None
-    obj = m
-    for part in name.split("."):
-        obj = getattr(obj, part, None) if obj is not None and not part.startswith("_") else None
+    obj = getattr(m, name, None) if m is not None else None
+    if obj is None or _type(obj) is _type(sys) or not callable(obj):
+        return None
+    home = getattr(obj, "__module__", None)
+    if _type(home) is not str or home.lstrip("_").split(".")[0] != module.split(".")[0]:
+        return None
     return obj
 
 
@@ -198,9 +206,13 @@ def _from_tree(x, ref, depth=0):
         if tag == "C":
             return _mapping(collections.Counter(), x, 1, ref, d)
         if tag == "D":
-            factory = None if x[1] is None else ref(x[1])
-            if factory is not None and not callable(factory):
-                raise _NotData("a default factory that is not callable")
+            f = x[1]
+            factory = None
+            if f is not None:
+                ok = _type(f) is list and _len(f) == 3 and f[0] == "n"
+                factory = _by_name(f[1], f[2], True) if ok else None
+                if factory is None:
+                    raise _NotData("a default factory that is not a standard one")
             return _mapping(collections.defaultdict(factory), x, 2, ref, d)
         maxlen = x[1]
         if maxlen is not None:

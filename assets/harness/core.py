@@ -3,7 +3,7 @@
 #
 # Started by the host as `python -s -S -B -c <this program> ROLE` with a
 # cleaned environment (the program is the files of assets/harness/ in order:
-# core, codec, denylist, candidate, judge, server, main). ROLE is
+# core, codec, denylist, candidate, judge, names, server, main). ROLE is
 #
 #   candidate       runs the program (prompt + completion) and answers the
 #                   judge's calls on descriptor 3; it never sees a test

@@ -125,19 +125,14 @@ def _judge_ref(v):
 
 
 def _candidate_ref(x):
+    """A reference in the candidate's answer: one of its objects (a handle)
+    or one of its program's names. Nothing else: what the judge imports or
+    names of its own, it decides itself (names.py)."""
     tag = x[0]
     if tag == "h" and _type(x[1]) is int and _type(x[2]) is str:
         return _Handle(x[1], x[2])
     if tag == "p" and _type(x[1]) is str:
         return _Proxy(x[1])
-    if tag == "n" and _type(x[1]) is str and _type(x[2]) is str:
-        obj = _by_name(x[1], x[2], True)
-        if obj is not None:
-            return obj
-    if tag == "M" and _type(x[1]) is str:
-        module = _module(x[1])
-        if module is not None:
-            return module
     raise _NotData("a reference the judge does not take")
 
 
@@ -301,7 +296,8 @@ def _handle_op(op, decides):
 class _Handle:
     """An object that stays in the candidate process (an instance of a class
     of the program's, a generator, a subclass of a builtin type that may
-    override a comparison). Every operation on it is a request."""
+    override a comparison). Every operation on it is a request, and every
+    one but setting an attribute lets the candidate decide something."""
 
     __slots__ = ("_id", "_type")
 
@@ -312,7 +308,7 @@ class _Handle:
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)
-        return _handle_op("getattr", False)(self, attr)
+        return _handle_op("getattr", True)(self, attr)
 
     def __setattr__(self, attr, value):
         _handle_op("setattr", False)(self, attr, value)
@@ -324,11 +320,11 @@ class _Handle:
         return iter(_handle_op("iter", True)(self))
 
     def __repr__(self):
-        text = _handle_op("repr", False)(self)
+        text = _handle_op("repr", True)(self)
         return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
 
     def __str__(self):
-        text = _handle_op("str", False)(self)
+        text = _handle_op("str", True)(self)
         return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
 
 
@@ -338,7 +334,7 @@ for _op in (
     "rshift radd rsub rmul rtruediv rfloordiv rmod rpow rand ror rxor"
 ).split():
     setattr(_Handle, "__" + _op + "__", _handle_op(_op, True))
-_Handle.__call__ = _handle_op("call", False)
+_Handle.__call__ = _handle_op("call", True)
 del _op
 
 
@@ -361,104 +357,36 @@ def _compiled(source, filename):
         return source
 
 
-def _names_in(code, names):
-    """Every name the code (and the code nested in it) mentions."""
-    if _type(code) is not _CodeType:
-        return
-    names.update(code.co_names)
-    for c in code.co_consts:
-        if _type(c) is _CodeType:
-            _names_in(c, names)
-
-
-def _globals_loaded(codes):
-    """Names the test code reads as globals and never binds itself."""
-    import dis
-
-    loads, stores = set(), set()
-    pending = [c for c in codes if _type(c) is _CodeType]
-    while pending:
-        code = pending.pop()
-        for ins in dis.get_instructions(code):
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                loads.add(ins.argval)
-            elif ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
-                stores.add(ins.argval)
-        pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
-    return loads - stores
-
-
-def _shadows(name, tree):
-    """Whether the program's `name` hides a builtin or a standard module."""
-    if name in builtins.__dict__:
-        return tree != ["n", "builtins", name]
-    stdlib = getattr(sys, "stdlib_module_names", ())
-    return name in stdlib and tree != ["M", name]
-
-
-def _bind(bindings, namespace, codes, strict, expected):
-    what = lambda: "the program's names"
-    if _type(bindings) is not list:
-        _lose("malformed (names)", what)
-    used = None
-    for item in bindings:
-        if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
-            _lose("malformed (names)", what)
-        name, tree = item
-        if name not in expected and _shadows(name, tree):
-            if used is None:
-                used = _globals_loaded(codes)
-            if name in used:
-                _flag("shadowed-name")
-                if strict:
-                    if name not in builtins.__dict__:
-                        module = _module(name)
-                        if module is not None:
-                            namespace[name] = module
-                    continue
-        value = _decode(tree, what)
-        namespace[name] = value
-
-
-def _expected_names(reference):
-    """The names the task's reference program defines at its top level (and
-    so asks any program for): compiled, never run."""
-    try:
-        return frozenset(_compile(reference, "<reference>", "exec").co_names)
-    except _BaseException:
-        return frozenset()
-
-
 def _judge(fields):
     """Judges one candidate. Layout of `fields`: the test setup, flags
-    (words: `strict`), the task's reference program, then one field per
-    assertion."""
+    (words: `strict`), the task's reference program, the candidate's
+    program, then one field per assertion."""
     _record("start", _str(_t_start))
     strict = "strict" in fields[1].split()
     steps = []
     if fields[0]:
         steps.append(("s", _compiled(fields[0], "<setup>")))
-    for i, source in enumerate(fields[3:]):
+    for i, source in enumerate(fields[4:]):
         steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
     codes = [code for _, code in steps]
-    names = set()
-    for code in codes:
-        _names_in(code, names)
+    if _does_not_compile(fields[3]):
+        return _finish()
     namespace = {"__builtins__": builtins.__dict__}
     try:
         # Asked before the program's state arrives: one round trip less.
         # (A program that did not run has sent its state and gone: the state
         # still counts.)
-        asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(["names", sorted(names)])))
+        names = _requested(codes)
+        asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(["names", names])))
         state = _receive(lambda: "the program's top level")
         if not _program_state(state):
             return _finish()
         if not asked:
             _lose("closed", lambda: "the program's names")
         bindings = _receive(lambda: "the program's names")
-        if bindings[0] != "ok" or _len(bindings) != 2:
+        if bindings[0] != "ok" or _len(bindings) != 2 or _type(bindings[1]) is not list:
             _lose("malformed (names)", lambda: "the program's names")
-        _bind(bindings[1], namespace, codes, strict, _expected_names(fields[2]))
+        _bind(bindings[1], names, namespace, (fields[2], fields[3], fields[4:]), codes, strict)
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)
@@ -477,6 +405,20 @@ def _judge(fields):
     _finish()
 
 
+def _does_not_compile(program):
+    """Compiles the program (which runs none of it): one that does not is a
+    syntax error, whatever the candidate process says. Records it."""
+    try:
+        _compile(program, "<candidate>", "exec")
+    except _SyntaxError as exc:
+        _record("step", "c syntax")
+        _record("detail", "c " + _describe(exc))
+        return True
+    except _BaseException:
+        pass
+    return False
+
+
 def _program_state(state):
     """Records how the program's top level went; whether the tests run."""
     kind = state[0]
@@ -485,8 +427,11 @@ def _program_state(state):
         _record("ready", _str(_mono()))
         _record("step", "c ok")
         return True
-    if kind == "syntax" or kind == "error":
-        _record("step", "c " + ("syntax" if kind == "syntax" else "fail"))
+    if kind == "syntax":
+        # The judge compiled the program: it has none.
+        _lose("malformed (a syntax error the program does not have)", lambda: "the program's top level")
+    if kind == "error":
+        _record("step", "c fail")
         _record("detail", "c " + detail[:DETAIL_MAX])
         return False
     if kind == "memory":
@@ -513,11 +458,13 @@ def _run_step(name, code, namespace):
         _record("detail", name + " " + why)
     if _lost is not None:
         return "lost"
-    # The more telling flag of the two: an object of the candidate's said
-    # equal and the assertion passed; else it decided something.
-    if _decided[1] and result == "ok":
+    # A pass that an operation on one of the candidate's objects took part in
+    # (anything but setting an attribute): the more telling flag of the two,
+    # an object of its said equal, else it decided something.
+    # (The setup only builds what the assertions use.)
+    if result == "ok" and name != "s" and _decided[1]:
         _flag("always-equal")
-    elif _decided[0]:
+    elif result == "ok" and name != "s" and _decided[0]:
         _flag("candidate-decided")
     return result
 

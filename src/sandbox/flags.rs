@@ -18,7 +18,7 @@ pub const FLAGS: [(&str, &str); 5] = [
     ),
     (
         "shadowed-name",
-        "the program defines a name the tests use that hides a builtin or a standard module",
+        "the program defines a name the tests use that hides a builtin, a standard module or a helper the prompt defines",
     ),
     (
         "early-exit",

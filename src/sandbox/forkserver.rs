@@ -40,8 +40,9 @@ pub const PRELOADED_MODULES: [&str; 11] = [
 
 /// What a judge server imports once: what the judge itself uses and what
 /// tests import most.
-const JUDGE_MODULES: [&str; 10] = [
+const JUDGE_MODULES: [&str; 11] = [
     "json",
+    "ast",
     "dis",
     "collections",
     "fractions",
@@ -127,12 +128,9 @@ impl ForkServer {
         #[cfg(target_os = "linux")]
         let setup = ChildSetup::server(limits, confine)
             .in_group(group.as_ref().map(super::confine::Group::procs));
-        // Its candidates work in its directory, a sized tmpfs where the
-        // kernel gives one (its judges need none).
-        let setup = match role {
-            Role::Candidate => setup.with_disk(limits, home.path()),
-            Role::Judge => setup,
-        };
+        // Its children work in its directory, a sized tmpfs where the kernel
+        // gives one (a judge runs the task's tests: bounded too).
+        let setup = setup.with_disk(limits, home.path());
         #[cfg(not(target_os = "linux"))]
         let setup = ChildSetup::server(limits, confine);
         let args = ["serve", role.word()];

@@ -42,8 +42,9 @@ pub(super) fn lower_priority(pgid: libc::pid_t, nice: libc::c_int) {
 pub(super) struct Usage {
     /// CPU time of the whole process (all its threads).
     pub cpu: Duration,
-    /// Time its main thread was running or ready to run (waiting for a CPU):
-    /// the rest of its life it slept.
+    /// Time its main thread was running or ready to run (waiting for a CPU),
+    /// and at least the CPU time of all its threads: the rest of its life it
+    /// slept.
     pub awake: Duration,
 }
 
@@ -53,10 +54,11 @@ pub(super) struct Usage {
 pub(super) fn usage(pid: libc::pid_t, elapsed: Duration) -> Usage {
     #[cfg(target_os = "linux")]
     {
-        Usage {
-            cpu: process_cpu(pid).unwrap_or(elapsed),
-            awake: main_thread_awake(pid).unwrap_or(elapsed),
-        }
+        let cpu = process_cpu(pid).unwrap_or(elapsed);
+        // A main thread that sleeps while others compute is no sleeper: the
+        // process's CPU time counts as awake too.
+        let awake = main_thread_awake(pid).unwrap_or(elapsed).max(cpu);
+        Usage { cpu, awake }
     }
     #[cfg(not(target_os = "linux"))]
     {

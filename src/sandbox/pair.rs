@@ -257,7 +257,7 @@ fn finish_with(
         }
         reaper::empty_dir(&server.children_dir());
     }
-    reaper::empty_dir(judge.home());
+    reaper::empty_dir(&judge.children_dir());
     if let Some(pid) = candidate.pgid {
         reaper::finished(pid);
     }

@@ -164,10 +164,18 @@ fn ended_early(
     job: &Job<'_>,
 ) {
     let lost = report.lost.as_deref().unwrap_or("");
+    // Its channel closed while the judge waited: how it ended says why. An
+    // answer that was not data came first otherwise, and how the process
+    // ended after its judge hung up says nothing.
+    let closed = lost.starts_with("closed");
     let stopped = |result: &mut CandidateResult| {
-        result.detail = format!("the candidate process stopped answering: {lost}");
+        result.detail = if closed {
+            format!("the candidate process stopped answering: {lost}")
+        } else {
+            format!("the candidate process answered with something that is not data: {lost}")
+        };
     };
-    let Some(status) = status else {
+    let Some(status) = status.filter(|_| closed) else {
         return stopped(result);
     };
     if let Some(code) = status.code() {

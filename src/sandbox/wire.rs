@@ -7,8 +7,8 @@
 //! (`guard`, `confined`). No test, expected value or verdict state.
 //!
 //! **Host → judge** (always a fork server's child): the test setup, flags
-//! (`strict`), the task's reference program (compiled for the names it
-//! defines, never run), then one field per assertion.
+//! (`strict`), the task's reference program and the candidate's program
+//! (parsed and compiled, never run), then one field per assertion.
 //!
 //! **Host ↔ fork server** (descriptor 0 of the server, a unix socket): the
 //! server's set-up (8 bytes of length, then fields: `sys.path`, denylist,
@@ -79,10 +79,17 @@ pub(super) fn candidate_payload(
 }
 
 /// What the judge receives: the test setup, its flags, the task's reference
-/// program (compiled for the names it defines, never run), the assertions.
+/// program and the candidate's program (each parsed for the names it binds
+/// and how, and the latter compiled to see that it does; neither is run),
+/// the assertions.
 pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
     let flags = if strict { "strict" } else { "" };
-    let mut out = fields(&[program.setup.as_str(), flags, &program.reference]);
+    let mut out = fields(&[
+        program.setup.as_str(),
+        flags,
+        &program.reference,
+        &program.code,
+    ]);
     for a in program.assertions.iter() {
         push_field(&mut out, a.as_bytes());
     }

@@ -1,0 +1,198 @@
+# --- the judge's names -----------------------------------------------------------
+#
+# Which names the tests take from the program, and what the judge binds them
+# to. The judge parses the program's text (parsing runs none of it) to see how
+# it binds each name at its top level, and never takes the candidate
+# process's word for what a name is:
+#
+#   import M [as N], from M import A [as N]
+#                   the judge's own import, when N is M's own name (or A's),
+#                   or the task's reference binds N the same way (MBPP's
+#                   `import heapq as hq`); otherwise N stays unbound, so no
+#                   program can hand the tests a judge function of its
+#                   choosing (`import pickle as json`)
+#   def, class      a proxy: calling it is a request to the candidate process
+#   anything else   the candidate's value: data, or a handle; never a module
+#                   or a standard-library object by name
+#
+# A name that hides a builtin or a standard module the tests use is flagged
+# `shadowed-name`, unless the task's reference binds it the same way (MBPP's
+# task 126 asks for `def sum`); with strict integrity the tests get the real
+# one. So is a helper the prompt defines in full that the program defines
+# again, differently.
+
+
+def _requested(codes):
+    """The names the test code mentions (dunder names excepted: the program
+    can never bind `__builtins__` or `__import__` for the tests)."""
+    names = set()
+    pending = [c for c in codes if _type(c) is _CodeType]
+    while pending:
+        code = pending.pop()
+        names.update(code.co_names)
+        pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
+    return sorted(n for n in names if not (n.startswith("__") and n.endswith("__")))
+
+
+def _top_level(source, defs=None):
+    """How `source` binds each name at its top level: ("module", M) for
+    `import M [as N]`, ("from", M, A) for `from M import A [as N]`, "def" for
+    a def or class, "other" for anything else (an assignment, a loop target,
+    a binding under an `if` or `try`, or a name bound in two ways). Each
+    top-level def or class goes into `defs` (name: [node, ...]) if given."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except _BaseException:
+        return {}
+    kinds = {}
+
+    def put(name, how):
+        kinds[name] = how if kinds.get(name, how) == how else "other"
+
+    for stmt in tree.body:
+        if _isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                module = a.name if a.asname else a.name.split(".")[0]
+                put(a.asname or module, ("module", module))
+        elif _isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for a in stmt.names:
+                if a.name != "*":
+                    put(a.asname or a.name, ("from", stmt.module, a.name))
+        elif _isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            put(stmt.name, "def")
+            if defs is not None:
+                defs.setdefault(stmt.name, []).append(stmt)
+        else:
+            for node in ast.walk(stmt):
+                if _isinstance(node, ast.Name) and _isinstance(node.ctx, ast.Store):
+                    put(node.id, "other")
+                elif _isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    put(node.name, "other")
+                elif _isinstance(node, (ast.Import, ast.ImportFrom)):
+                    for a in node.names:
+                        put(a.asname or a.name.split(".")[0], "other")
+    return kinds
+
+
+def _own_import(name, how, reference):
+    """The judge's own import for `name`, bound by the program as `how`, or
+    None when the judge will not bind it."""
+    same_as_reference = reference.get(name) == how
+    if how[0] == "module":
+        if same_as_reference or how[1].split(".")[-1] == name:
+            return _module(how[1])
+        return None
+    module, attr = how[1], how[2]
+    if same_as_reference:
+        m = _module(module)
+        obj = getattr(m, attr, None) if m is not None else None
+        return obj if _type(obj) is not _type(sys) else _module(module + "." + attr)
+    if attr == name:
+        return _by_name(module, attr, True)
+    return None
+
+
+def _under_test(sources):
+    """The names handed to a call at the top level of the tests (HumanEval's
+    `check(has_close_elements)`): the function under test."""
+    import ast
+
+    names = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except _BaseException:
+            continue
+        for stmt in tree.body:
+            if _isinstance(stmt, ast.Expr) and _isinstance(stmt.value, ast.Call):
+                names.update(a.id for a in stmt.value.args if _isinstance(a, ast.Name))
+    return names
+
+
+def _redefined(defs, reference, under_test):
+    """Names of helpers the task defines (not the function under test) that
+    the program defines again, differently (HumanEval 38 and 50 test with a
+    helper of the prompt's: `candidate(encode_shift(s)) == s`)."""
+    import ast
+
+    out = set()
+    for name, nodes in defs.items():
+        if _len(nodes) < 2 or reference.get(name) != "def" or name in under_test:
+            continue
+        body = [n for n in nodes[0].body if not (_isinstance(n, ast.Expr) and _isinstance(n.value, ast.Constant))]
+        if body and ast.dump(nodes[-1]) != ast.dump(nodes[0]):
+            out.add(name)
+    return out
+
+
+def _hides(name, value):
+    """Whether `value`, bound to `name`, hides a builtin or a standard module."""
+    if name in builtins.__dict__:
+        return value is not builtins.__dict__[name]
+    if name in getattr(sys, "stdlib_module_names", ()):
+        return value is not _module(name)
+    return False
+
+
+def _globals_loaded(codes):
+    """Names the test code reads as globals and never binds itself."""
+    import dis
+
+    loads, stores = set(), set()
+    pending = [c for c in codes if _type(c) is _CodeType]
+    while pending:
+        code = pending.pop()
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                loads.add(ins.argval)
+            elif ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
+                stores.add(ins.argval)
+        pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
+    return loads - stores
+
+
+def _bind(bindings, requested, namespace, sources, codes, strict):
+    """Binds in `namespace` the program's names the tests use. `bindings` is
+    the candidate process's answer: which of them its namespace has, and its
+    values; only names asked for count. `sources`: the reference program,
+    the program, the assertions."""
+    what = lambda: "the program's names"
+    asked = frozenset(requested)
+    reference, program, assertions = sources
+    defs = {}
+    binds = _top_level(program, defs)
+    ref = _top_level(reference)
+    redefined = _redefined(defs, ref, _under_test(assertions))
+    used = None
+    for item in bindings:
+        if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
+            _lose("malformed (names)", what)
+        name, tree = item
+        if name not in asked:
+            continue
+        how = binds.get(name)
+        if _type(how) is tuple:
+            value = _own_import(name, how, ref)
+            if value is None:
+                continue
+        elif _type(tree) is list and tree and tree[0] in ("n", "M"):
+            # Only the program's imports name the judge's own objects.
+            continue
+        else:
+            value = _decode(tree, what)
+        # A name the reference binds the same way is one the task asks for.
+        hides = (ref.get(name) != how and _hides(name, value)) or name in redefined
+        if hides:
+            if used is None:
+                used = _globals_loaded(codes)
+            if name in used:
+                _flag("shadowed-name")
+                if strict:
+                    if name not in builtins.__dict__:
+                        module = _module(name)
+                        if module is not None:
+                            namespace[name] = module
+                    continue
+        namespace[name] = value

@@ -1,0 +1,268 @@
+//! The routes a fresh attacker found against the judge (2026-12-04), given
+//! only the README's promises and the release binary; each is a test, in both
+//! modes. The first ones needed a program that patches its own harness to
+//! send the judge bindings of its choosing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use execscope::plan::Program;
+use execscope::sandbox::{CandidateResult, Limits, Outcome, Runner, flags};
+
+use crate::util::{MODES, program, python};
+
+/// `program` with the task's reference program `reference`.
+fn with_reference(code: &str, assertions: &[&str], reference: &str) -> Program {
+    Program {
+        reference: Arc::from(reference),
+        ..program(code, assertions)
+    }
+}
+
+fn run(program: &Program, strict: bool) -> Vec<CandidateResult> {
+    MODES
+        .into_iter()
+        .map(|fast| {
+            Runner::new(python(), &Limits::default(), fast)
+                .strict(strict)
+                .run(Duration::from_secs(10), program, None, &|| {})
+                .unwrap()
+        })
+        .collect()
+}
+
+/// Checks that `program` does not pass unflagged, and not at all when strict.
+fn no_unearned_pass(program: &Program) {
+    for r in run(program, false) {
+        assert!(
+            r.outcome != Outcome::Pass || !r.flags.is_empty(),
+            "an unflagged pass: {r:?}"
+        );
+    }
+    for r in run(program, true) {
+        let mut strict = r.clone();
+        flags::apply_strict(&mut strict);
+        assert_ne!(strict.outcome, Outcome::Pass, "a strict pass: {r:?}");
+    }
+}
+
+/// A program that patches its harness to add `extra` (Python) to the
+/// bindings it sends the judge.
+fn patched_bindings(body: &str, extra: &str) -> String {
+    format!(
+        "def add(a, b):
+{body}
+import builtins
+G = type(builtins.exit).__call__.__globals__
+orig = G['_answer']
+def evil(req):
+    r = orig(req)
+    if req[0] == 'names':
+        r[1].extend({extra})
+    return r
+G['_answer'] = evil
+"
+    )
+}
+
+#[test]
+fn a_program_cannot_hand_the_tests_builtins_of_its_own() {
+    // `__builtins__` (and `__import__`) sent as names: every builtin and
+    // import of the test would have been the candidate's.
+    let code = patched_bindings(
+        "    return 0",
+        "[['__builtins__', ['d', 'abs', ['p', 'fake_abs'], '__import__', ['p', 'fake_import']]]]",
+    ) + "class M:\n    def __getattr__(self, a):\n        return lambda *x, **k: True\ndef fake_abs(x):\n    return 0\ndef fake_import(*a):\n    return M()\n";
+    let p = program(
+        &code,
+        &[
+            "import math\nassert abs(add(0.5, 0.25) - 0.75) < 1e-9\nassert math.isclose(add(10, -3), 7)",
+        ],
+    );
+    for r in run(&p, false) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    }
+}
+
+#[test]
+fn no_judge_function_of_the_candidates_choosing_runs_its_data() {
+    // `sorted` and `abs` named as the judge's `exec` (reached through
+    // `enum.bltns`) and `sys` through `typing.sys`: the candidate's string
+    // would have run in the judge and written the verdict.
+    let payload =
+        "\"h = S.modules['__main__'].__dict__\\nh['_record']('step', 'a1 ok')\\nh['_finish']()\"";
+    let extra = "[['sorted', ['n', 'enum', 'bltns.exec']], ['abs', ['n', 'enum', 'bltns.exec']], ['S', ['n', 'typing', 'sys']], ['__builtins__', ['d', 'sorted', ['n', 'enum', 'bltns.exec'], 'S', ['n', 'typing', 'sys']]]]";
+    let direct = patched_bindings(&format!("    return {payload}"), extra);
+    let through_sub = patched_bindings(
+        &format!(
+            "    class X:\n        def __sub__(self, o):\n            return {payload}\n    return X()"
+        ),
+        extra,
+    );
+    for (code, check) in [
+        (&direct, "assert sorted(add(3, 1)) == [1, 3]"),
+        (&through_sub, "assert abs(add(0.5, 0.25) - 0.75) < 1e-9"),
+    ] {
+        for r in run(&program(code, &[check]), false) {
+            assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn methods_of_a_returned_object_decide_nothing_unflagged() {
+    let code = "def greet(name):
+    class S(str):
+        def startswith(self, *a):
+            return True
+        def endswith(self, *a):
+            return True
+        def lower(self):
+            return 'bo'
+    return S('wrong')
+";
+    no_unearned_pass(&program(
+        code,
+        &[
+            "assert greet('Ann').startswith('Hello, ')\nassert greet('Ann').endswith('Ann!')\nassert greet('Bo').lower().count('bo') == 1",
+        ],
+    ));
+}
+
+#[test]
+fn a_name_the_reference_only_uses_is_no_licence_to_shadow_it() {
+    // `str` appears in the prompt's annotations: the reference uses it but
+    // does not define it.
+    let reference = "def greet(name: str) -> str:\n    return 'Hello, ' + name\n";
+    let code =
+        "def greet(name: str) -> str:\n    return 'nope'\n\ndef str(x):\n    return 'same'\n";
+    no_unearned_pass(&with_reference(
+        code,
+        &["str(greet('Ann')) == str('Hello, Ann')"],
+        reference,
+    ));
+    // A module the prompt imports, replaced by an object that says yes.
+    let reference = "import math\n\ndef area(r):\n    return math.pi * r * r\n";
+    let code = "import math\n\ndef area(r):\n    return 0\n\nclass Fake:\n    def __getattr__(self, a):\n        return lambda *x, **k: True\n\nmath = Fake()\n";
+    no_unearned_pass(&with_reference(
+        code,
+        &["math.isclose(area(1), 3.141592653589793)"],
+        reference,
+    ));
+    // An alias that names another module: `import pickle as json`.
+    let code = "import pickle as json\ndef add(a, b):\n    return 0\n";
+    for r in run(&program(code, &["json.loads('[3]') == [3]"]), false) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        assert!(r.detail.contains("NameError"), "{r:?}");
+    }
+}
+
+#[test]
+fn a_program_that_redefines_a_helper_the_test_uses_is_flagged() {
+    // HumanEval 50's shape: the test decodes what the prompt's helper
+    // encoded. Redefining the helper as the identity makes `return s` pass.
+    let helper = "def encode_shift(s):\n    return ''.join(chr(ord(c) + 5) for c in s)\n\n";
+    let reference =
+        format!("{helper}def decode_shift(s):\n    return ''.join(chr(ord(c) - 5) for c in s)\n");
+    let code = format!(
+        "{helper}def decode_shift(s):\n    \"\"\"Decode.\"\"\"\n    return s\n\ndef encode_shift(s):\n    return s\n"
+    );
+    let check = "def check(candidate):\n    assert candidate(encode_shift('abc')) == 'abc'\ncheck(decode_shift)";
+    no_unearned_pass(&with_reference(&code, &[check], &reference));
+    // Restating the helper as it was, or completing the function under
+    // test twice, is no redefinition.
+    let restated = format!(
+        "{helper}def decode_shift(s):\n    \"\"\"Decode.\"\"\"\n\n{helper}def decode_shift(s):\n    return ''.join(chr(ord(c) - 5) for c in s)\n"
+    );
+    for r in run(&with_reference(&restated, &[check], &reference), false) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn a_claimed_syntax_error_or_fault_is_no_verdict() {
+    // The program runs, then tells the judge it had a syntax error.
+    for state in [
+        "[\"syntax\", \"SyntaxError: invalid syntax (line 1)\"]",
+        "[\"memory\"]",
+    ] {
+        let code = format!(
+            "import os\ndata = b'{}'\nos.write(3, len(data).to_bytes(8, 'big') + data)\nos._exit(0)\ndef add(a, b):\n    return 0\n",
+            state.replace('"', "\\\"")
+        );
+        for r in run(&program(&code, &["add(1, 2) == 3"]), false) {
+            assert_ne!(r.outcome, Outcome::SyntaxError, "{r:?}");
+            assert_ne!(r.outcome, Outcome::Pass, "{r:?}");
+            assert_eq!(r.fault, None, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn the_judge_is_bounded_on_disk_too() {
+    // A task whose test writes 200 MiB: the judge's directory is a tmpfs of
+    // the disk limit's size as well.
+    if !Limits::default().confinement().disk_tmpfs {
+        eprintln!("notice: no tmpfs for candidates here; the judge's disk bound is not checked");
+        return;
+    }
+    let check = "chunk = b'x' * (8 << 20)
+written = 0
+try:
+    for i in range(25):
+        with open('f%d' % i, 'wb') as f:
+            f.write(chunk)
+        written += 8
+except OSError:
+    pass
+assert written <= 64, written";
+    for r in run(
+        &program("def add(a, b):\n    return a + b\n", &[check]),
+        false,
+    ) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+    }
+}
+
+#[test]
+fn a_candidate_whose_threads_burn_while_its_main_thread_waits_keeps_its_place() {
+    // It used to count as asleep (its main thread was) and give its place
+    // to the next candidate at once, while its threads held every core.
+    use execscope::engine::{self, EngineEvent, RunSettings};
+    let dir = crate::util::tempdir();
+    let tasks = dir.path().join("t.jsonl");
+    std::fs::write(
+        &tasks,
+        r#"{"task_id": "t", "category": "code_exec", "prompt": "f", "targets": ["True"], "metric_name": "code_exec", "post_process": "extract_code_block"}"#,
+    )
+    .unwrap();
+    let hog = "import _thread, threading\ndef burn():\n    while True:\n        pass\nfor _ in range(2):\n    _thread.start_new_thread(burn, ())\nthreading.Event().wait(2)\n";
+    let gens = dir.path().join("g.jsonl");
+    let lines: Vec<String> = [hog, "x = 1", "x = 2"]
+        .iter()
+        .map(|c| serde_json::json!({"task_id": "t", "generation": c}).to_string())
+        .collect();
+    std::fs::write(&gens, lines.join("\n")).unwrap();
+    let plan = Arc::new(execscope::plan::Plan::build(
+        &execscope::spec::load_tasks(&tasks).unwrap(),
+        &execscope::generations::load_generations(&gens).unwrap(),
+    ));
+    let settings = RunSettings {
+        workers: 1,
+        ..RunSettings::default()
+    };
+    let _cpu = crate::util::cpu_to_spare();
+    let start = std::time::Instant::now();
+    let mut second = None;
+    engine::run_blocking(&plan, python(), &settings, |event, _| {
+        if let EngineEvent::Started { job: 1 } = event {
+            second = Some(start.elapsed());
+        }
+    })
+    .unwrap();
+    let second = second.unwrap();
+    // Its place is handed on once it has had half its timeout of CPU (1.5 s,
+    // 0.75 s on two cores at the earliest), not at the first look (0.25 s).
+    assert!(second >= Duration::from_millis(600), "{second:?}");
+}
