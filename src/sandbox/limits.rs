@@ -103,10 +103,14 @@ impl ChildSetup {
     }
 
     /// This set-up with the child's directory `dir` a tmpfs of the disk
-    /// limit's size in a mount namespace of its own, where the kernel gives
-    /// one (see `namespaces.rs`).
+    /// limit's size in a mount namespace of its own, where confinement is on
+    /// and the kernel gives one (see `namespaces.rs`).
     pub(super) fn with_disk(mut self, limits: &Limits, dir: &std::path::Path) -> ChildSetup {
-        self.namespaces = Namespaces::new(limits.no_network, limits.disk_bytes.map(|b| (dir, b)));
+        // A layer of the kernel's confinement: off with it.
+        if limits.confinement().disk_tmpfs {
+            self.namespaces =
+                Namespaces::new(limits.no_network, limits.disk_bytes.map(|b| (dir, b)));
+        }
         self
     }
 
