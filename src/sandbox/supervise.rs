@@ -262,7 +262,8 @@ pub(super) fn supervise(
     loop {
         let now = Instant::now();
         let running = !candidate.ended && !killed;
-        if !killed && !(candidate.ended && judge.ended) && now >= deadline {
+        let both_ended = candidate.ended && judge.ended;
+        if !killed && !both_ended && now >= deadline {
             obs.timed_out = true;
             kill_both(candidate, judge);
             killed = true;

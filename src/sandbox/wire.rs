@@ -196,10 +196,8 @@ pub(super) fn parse(data: &[u8]) -> Report {
                     report.steps.push((name.to_owned(), step));
                 }
             }
-            "detail" => {
-                if !report.details.iter().any(|(n, _)| n == name) {
-                    report.details.push((name.to_owned(), rest.to_owned()));
-                }
+            "detail" if !report.details.iter().any(|(n, _)| n == name) => {
+                report.details.push((name.to_owned(), rest.to_owned()));
             }
             "flag" => super::flags::add_flag(&mut report.flags, &text),
             "lost" => report.lost = Some(text),
