@@ -221,6 +221,7 @@ fn the_compiled_harness_and_its_source_reach_the_same_verdicts() {
     );
     let source = Interpreter {
         harness_code: Default::default(),
+        candidate_code: Default::default(),
         ..compiled.clone()
     };
     let cases: [(&str, &[&str]); 4] = [

@@ -128,6 +128,7 @@ fn a_run_file_keeps_the_contract_keys_and_reopens_to_the_same_store() {
         version: "3.11.7".into(),
         sys_path: vec![],
         harness_code: Default::default(),
+        candidate_code: Default::default(),
     };
     let settings = RunSettings::default();
     let input = |p: &str| InputRecord {

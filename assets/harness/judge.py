@@ -357,36 +357,53 @@ def _compiled(source, filename):
         return source
 
 
+# What the judge makes of a task's own text (its setup, reference program and
+# assertions), the same for all of the task's samples: made by the judge
+# server before it forks (its children inherit it), by content.
+_TASKS = {}
+
+
+def _task_of(fields):
+    """(steps, their code, the names they use, how the reference binds its
+    names, the names under test) for the judge payload `fields`."""
+    key = (fields[0], fields[2], tuple(fields[4:]))
+    task = _TASKS.get(key)
+    if task is None:
+        steps = []
+        if fields[0]:
+            steps.append(("s", _compiled(fields[0], "<setup>")))
+        for i, source in enumerate(fields[4:]):
+            steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
+        codes = [code for _, code in steps]
+        task = (steps, codes, _requested(codes), _top_level(fields[2]), _under_test(fields[4:]))
+        if _len(_TASKS) >= 256:
+            _TASKS.clear()
+        _TASKS[key] = task
+    return task
+
+
 def _judge(fields):
     """Judges one candidate. Layout of `fields`: the test setup, flags
     (words: `strict`), the task's reference program, the candidate's
     program, then one field per assertion."""
     _record("start", _str(_t_start))
     strict = "strict" in fields[1].split()
-    steps = []
-    if fields[0]:
-        steps.append(("s", _compiled(fields[0], "<setup>")))
-    for i, source in enumerate(fields[4:]):
-        steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
-    codes = [code for _, code in steps]
-    if _does_not_compile(fields[3]):
-        return _finish()
+    steps, codes, names, reference, under_test = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}
     try:
         # Asked before the program's state arrives: one round trip less.
         # (A program that did not run has sent its state and gone: the state
         # still counts.)
-        names = _requested(codes)
         asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(["names", names])))
         state = _receive(lambda: "the program's top level")
-        if not _program_state(state):
+        if not _program_state(state, fields[3]):
             return _finish()
         if not asked:
             _lose("closed", lambda: "the program's names")
         bindings = _receive(lambda: "the program's names")
         if bindings[0] != "ok" or _len(bindings) != 2 or _type(bindings[1]) is not list:
             _lose("malformed (names)", lambda: "the program's names")
-        _bind(bindings[1], names, namespace, (fields[2], fields[3], fields[4:]), codes, strict)
+        _bind(bindings[1], names, namespace, (reference, fields[3], under_test), codes, strict)
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)
@@ -407,7 +424,7 @@ def _judge(fields):
 
 def _does_not_compile(program):
     """Compiles the program (which runs none of it): one that does not is a
-    syntax error, whatever the candidate process says. Records it."""
+    syntax error. Records it."""
     try:
         _compile(program, "<candidate>", "exec")
     except _SyntaxError as exc:
@@ -419,8 +436,10 @@ def _does_not_compile(program):
     return False
 
 
-def _program_state(state):
-    """Records how the program's top level went; whether the tests run."""
+def _program_state(state, program):
+    """Records how the program's top level went; whether the tests run. A
+    program that ran compiled (the candidate process reports a syntax error
+    before anything of it runs); a claimed syntax error is checked here."""
     kind = state[0]
     detail = state[1] if _len(state) == 2 and _type(state[1]) is str else ""
     if kind == "ready" and _len(state) == 1:
@@ -428,7 +447,8 @@ def _program_state(state):
         _record("step", "c ok")
         return True
     if kind == "syntax":
-        # The judge compiled the program: it has none.
+        if _does_not_compile(program):
+            return False
         _lose("malformed (a syntax error the program does not have)", lambda: "the program's top level")
     if kind == "error":
         _record("step", "c fail")

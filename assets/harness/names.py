@@ -127,11 +127,14 @@ def _redefined(defs, reference, under_test):
     return out
 
 
+_STDLIB = getattr(sys, "stdlib_module_names", frozenset())
+
+
 def _hides(name, value):
     """Whether `value`, bound to `name`, hides a builtin or a standard module."""
     if name in builtins.__dict__:
         return value is not builtins.__dict__[name]
-    if name in getattr(sys, "stdlib_module_names", ()):
+    if name in _STDLIB:
         return value is not _module(name)
     return False
 
@@ -153,18 +156,24 @@ def _globals_loaded(codes):
     return loads - stores
 
 
-def _bind(bindings, requested, namespace, sources, codes, strict):
+def _bind(bindings, requested, namespace, task, codes, strict):
     """Binds in `namespace` the program's names the tests use. `bindings` is
     the candidate process's answer: which of them its namespace has, and its
-    values; only names asked for count. `sources`: the reference program,
-    the program, the assertions."""
+    values; only names asked for count. `task`: how the reference binds its
+    names, the program's text, the names under test. The program is parsed
+    only when a name needs it."""
     what = lambda: "the program's names"
     asked = frozenset(requested)
-    reference, program, assertions = sources
-    defs = {}
-    binds = _top_level(program, defs)
-    ref = _top_level(reference)
-    redefined = _redefined(defs, ref, _under_test(assertions))
+    ref, program, under_test = task
+    parsed = []
+
+    def program_binds():
+        if not parsed:
+            defs = {}
+            parsed.append(_top_level(program, defs))
+            parsed.append(_redefined(defs, ref, under_test))
+        return parsed
+
     used = None
     for item in bindings:
         if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
@@ -172,12 +181,18 @@ def _bind(bindings, requested, namespace, sources, codes, strict):
         name, tree = item
         if name not in asked:
             continue
+        # A name the program may bind by an import, or a helper of the
+        # reference's it may redefine: the program's text decides.
+        claims = _type(tree) is list and tree and tree[0] in ("n", "M")
+        helper = ref.get(name) == "def" and name not in under_test
+        needs_text = claims or helper or name in builtins.__dict__ or name in _STDLIB
+        binds, redefined = program_binds() if needs_text else ({}, ())
         how = binds.get(name)
         if _type(how) is tuple:
             value = _own_import(name, how, ref)
             if value is None:
                 continue
-        elif _type(tree) is list and tree and tree[0] in ("n", "M"):
+        elif claims:
             # Only the program's imports name the judge's own objects.
             continue
         else:

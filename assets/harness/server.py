@@ -270,6 +270,11 @@ def _serve(role):
     devnull = posix.dup(null)
     if null not in (3, 4):
         posix.close(null)
+    # What is loaded now is shared with every child: never scanned by the
+    # collector, so a child's collections do not touch (and copy) its pages.
+    import gc
+
+    gc.freeze()
     signal_module.signal(signal_module.SIGTERM, _on_host_death)
     _report("ready")
     while True:
@@ -286,11 +291,20 @@ def _serve(role):
         if _child:
             _waitpid(_child, 0)
             _child = 0
+        if role == "judge":
+            # The task's own text, made once for all its samples.
+            try:
+                _task_of(_fields_of(frame)[2:])
+            except _BaseException:
+                pass
         _flush()
         pid = _fork()
         if pid == 0:
             try:
                 sock.detach()
+                if role == "judge":
+                    # A judge lives for one candidate: no collections at all.
+                    gc.disable()
                 return _become(role, frame, fds, devnull, resource.setrlimit)
             except _BaseException as exc:
                 message = "execscope fork server: cannot start the child: " + _describe(exc)

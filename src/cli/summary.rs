@@ -120,6 +120,7 @@ pub fn merge(
         version: merged.python.version.clone(),
         sys_path: Vec::new(),
         harness_code: Default::default(),
+        candidate_code: Default::default(),
     };
     let store = merged.to_store();
     print(

@@ -163,7 +163,11 @@ impl ForkServer {
             &child_confinement,
         ]);
         server
-            .send(&process::child_input(python, wire::sized(&init)))
+            .send(&process::child_input(
+                python,
+                process::Harness::Server,
+                wire::sized(&init),
+            ))
             .map_err(|e| unusable(python, format!("a fork server did not start: {e}")))?;
         Ok(server)
     }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use super::process::PYTHON_FLAGS;
-use super::{HARNESS, SandboxError};
+use super::{CANDIDATE_HARNESS, HARNESS, SandboxError};
 
 /// A resolved Python interpreter.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -23,9 +23,14 @@ pub struct Interpreter {
     /// Its isolated module search path (site-packages included).
     pub sys_path: Vec<String>,
     /// The harness compiled by this interpreter (`marshal` format, which is
-    /// particular to its version). Empty: candidates compile the source.
+    /// particular to its version), for fork servers. Empty: they compile the
+    /// source.
     #[serde(skip)]
     pub harness_code: Arc<[u8]>,
+    /// The candidate process's harness, compiled likewise, for fresh
+    /// candidates.
+    #[serde(skip)]
+    pub candidate_code: Arc<[u8]>,
 }
 
 /// Reads the harness source on stdin and writes its marshalled code object,
@@ -72,18 +77,20 @@ impl Interpreter {
         }
         let sys_path = lines.filter(|p| !p.is_empty()).map(str::to_owned).collect();
         let executable = PathBuf::from(executable);
-        let harness_code = compile_harness(&executable).map_err(unusable)?;
+        let harness_code = compile_harness(&executable, HARNESS).map_err(unusable)?;
+        let candidate_code = compile_harness(&executable, CANDIDATE_HARNESS).map_err(unusable)?;
         Ok(Interpreter {
             executable,
             version,
             sys_path,
             harness_code,
+            candidate_code,
         })
     }
 }
 
 /// Has `executable` compile the harness; the reason if it cannot.
-fn compile_harness(executable: &std::path::Path) -> Result<Arc<[u8]>, String> {
+fn compile_harness(executable: &std::path::Path, source: &str) -> Result<Arc<[u8]>, String> {
     let mut child = Command::new(executable)
         .args(PYTHON_FLAGS)
         .args(["-c", COMPILE])
@@ -96,7 +103,7 @@ fn compile_harness(executable: &std::path::Path) -> Result<Arc<[u8]>, String> {
     // the output cannot deadlock.
     if let Some(mut stdin) = child.stdin.take() {
         stdin
-            .write_all(HARNESS.as_bytes())
+            .write_all(source.as_bytes())
             .map_err(|e| format!("it did not take the harness: {e}"))?;
     }
     let out = child

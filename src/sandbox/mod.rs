@@ -23,6 +23,7 @@ mod supervise;
 mod sys;
 mod verdict;
 mod wire;
+mod workspace;
 
 use std::time::Duration;
 
@@ -49,7 +50,19 @@ pub fn describe_payload(
     )
 }
 
-/// The harness program, embedded at build time.
+/// The candidate process's harness, embedded at build time: what a fresh
+/// interpreter loads for each candidate (none of the judge's code).
+pub const CANDIDATE_HARNESS: &str = concat!(
+    include_str!("../../assets/harness/core.py"),
+    include_str!("../../assets/harness/codec.py"),
+    include_str!("../../assets/harness/denylist.py"),
+    include_str!("../../assets/harness/candidate.py"),
+    include_str!("../../assets/harness/main.py"),
+);
+
+/// The whole harness program, embedded at build time: what a fork server
+/// loads (a candidate server's children take the candidate's path, a judge
+/// server's the judge's).
 pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
     include_str!("../../assets/harness/codec.py"),

@@ -31,8 +31,24 @@ struct Started {
     stdin: Option<OwnedFd>,
     stdout: OwnedFd,
     stderr: OwnedFd,
-    /// A fresh candidate's own directory (removed afterwards).
-    dir: Option<tempfile::TempDir>,
+    /// A fresh candidate's directory.
+    dir: Option<Dir>,
+}
+
+/// A fresh candidate's directory: its own (removed afterwards), or its
+/// thread's (emptied afterwards).
+enum Dir {
+    Own(tempfile::TempDir),
+    Shared(std::path::PathBuf),
+}
+
+impl Dir {
+    fn path(&self) -> &std::path::Path {
+        match self {
+            Dir::Own(d) => d.path(),
+            Dir::Shared(p) => p,
+        }
+    }
 }
 
 /// Runs `job`: the candidate process fresh (`server` None) or from `server`,
@@ -84,7 +100,7 @@ pub(super) fn run(
     let judge_started = judge.start(&fds, &rlimits, &judge_body);
     drop((verdict_w, call_judge));
     let input = match server {
-        None => child_input(python, payload),
+        None => child_input(python, process::Harness::Candidate, payload),
         Some(_) => Vec::new(),
     };
     let mut candidate_side = Side::new(candidate.exit);
@@ -159,12 +175,24 @@ fn start_fresh(
     job: &Job<'_>,
     call: OwnedFd,
 ) -> Result<Started, SandboxError> {
-    let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
-    let confine = confinement(limits, python, dir.path(), false)?;
-    let setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine)
-        .in_group(thread_group(limits)?)
-        .with_disk(limits, dir.path());
-    let child = spawn::start_harness(python, &[], dir.path(), setup, None).map_err(|e| {
+    let place = super::workspace::place(limits);
+    let (dir, own) = match &place.dir {
+        Some(dir) => (Dir::Shared(dir.clone()), dir.clone()),
+        None => {
+            let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
+            let path = dir.path().to_path_buf();
+            (Dir::Own(dir), path)
+        }
+    };
+    let confine = confinement(limits, python, &own, false)?;
+    let mut setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine);
+    if !place.grouped {
+        setup = setup.in_group(thread_group(limits)?);
+    }
+    if !place.tmpfs {
+        setup = setup.with_disk(limits, &own);
+    }
+    let child = spawn::start_harness(python, &[], &own, setup, None).map_err(|e| {
         SandboxError::Spawn(io::Error::new(
             e.kind(),
             format!("{}: {e}", python.executable.display()),
@@ -221,12 +249,7 @@ fn lost_server(e: io::Error) -> SandboxError {
 }
 
 /// Clean-up after a candidate whose run could not start.
-fn finish(
-    candidate: &Side,
-    dir: Option<tempfile::TempDir>,
-    server: Option<&ForkServer>,
-    judge: &ForkServer,
-) {
+fn finish(candidate: &Side, dir: Option<Dir>, server: Option<&ForkServer>, judge: &ForkServer) {
     let usable = Usable {
         judge: false,
         candidate: false,
@@ -243,7 +266,7 @@ fn finish(
 /// sweeps up what the candidate left and empties the directories.
 fn finish_with(
     candidate: &Side,
-    dir: Option<tempfile::TempDir>,
+    dir: Option<Dir>,
     server: Option<&ForkServer>,
     judge: &ForkServer,
     mut usable: Usable,
@@ -261,8 +284,10 @@ fn finish_with(
     if let Some(pid) = candidate.pgid {
         reaper::finished(pid);
     }
-    if let Some(dir) = dir {
-        reaper::remove_dir(dir);
+    match dir {
+        Some(Dir::Own(dir)) => reaper::remove_dir(dir),
+        Some(Dir::Shared(path)) => reaper::empty_dir(&path),
+        None => {}
     }
     usable
 }

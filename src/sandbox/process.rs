@@ -7,7 +7,10 @@ use std::time::Duration;
 use super::confine::Prepared;
 use super::job::Job;
 use super::supervise::Stop;
-use super::{CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Runner, SandboxError};
+use super::{
+    CANDIDATE_HARNESS, CancelToken, CandidateResult, HARNESS, Interpreter, Limits, Runner,
+    SandboxError,
+};
 use crate::plan::Program;
 
 /// The interpreter flags every candidate (and every fork server) starts with.
@@ -31,22 +34,39 @@ exec(marshal.loads(_boot_read(int(_boot_read(8)))))
 /// Digits of the harness code's length in front of the payload.
 const BOOT_LENGTH_DIGITS: usize = 8;
 
+/// Which harness a process loads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Harness {
+    /// A fresh candidate process: its part only.
+    Candidate,
+    /// A fork server: all of it.
+    Server,
+}
+
+impl Harness {
+    fn parts(self, python: &Interpreter) -> (&'static str, &[u8]) {
+        match self {
+            Harness::Candidate => (CANDIDATE_HARNESS, &python.candidate_code),
+            Harness::Server => (HARNESS, &python.harness_code),
+        }
+    }
+}
+
 /// The `-c` program a fresh interpreter starts with: the boot when the harness
 /// comes compiled (see [`child_input`]), its source otherwise.
-pub(super) fn harness_program(python: &Interpreter) -> &'static str {
-    if python.harness_code.is_empty() {
-        HARNESS
-    } else {
-        BOOT
+pub(super) fn harness_program(python: &Interpreter, which: Harness) -> &'static str {
+    match which.parts(python) {
+        (source, []) => source,
+        _ => BOOT,
     }
 }
 
 /// The child's stdin: the compiled harness (when there is one), then the payload.
-pub(super) fn child_input(python: &Interpreter, payload: Vec<u8>) -> Vec<u8> {
-    if python.harness_code.is_empty() {
+pub(super) fn child_input(python: &Interpreter, which: Harness, payload: Vec<u8>) -> Vec<u8> {
+    let (_, code) = which.parts(python);
+    if code.is_empty() {
         return payload;
     }
-    let code = &python.harness_code;
     let mut input = Vec::with_capacity(BOOT_LENGTH_DIGITS + code.len() + payload.len());
     input.extend_from_slice(
         format!("{:0width$}", code.len(), width = BOOT_LENGTH_DIGITS).as_bytes(),

@@ -18,7 +18,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use super::limits::ChildSetup;
-use super::process::{PYTHON_FLAGS, harness_program};
+use super::process::{Harness, PYTHON_FLAGS, harness_program};
 use super::sys::{pipe_cloexec, read_fd};
 use super::{Interpreter, reaper};
 
@@ -62,7 +62,12 @@ pub(super) fn start_harness(
     let (stderr_r, stderr_w) = pipe_cloexec()?;
     let mut argv: Vec<&OsStr> = vec![python.executable.as_os_str()];
     argv.extend(PYTHON_FLAGS.iter().map(OsStr::new));
-    argv.extend([OsStr::new("-c"), OsStr::new(harness_program(python))]);
+    let which = if args.is_empty() {
+        Harness::Candidate
+    } else {
+        Harness::Server
+    };
+    argv.extend([OsStr::new("-c"), OsStr::new(harness_program(python, which))]);
     argv.extend(args.iter().map(OsStr::new));
     let child_ends = [stdin_r, stdout_w, stderr_w];
     let pid = reaper::spawn_registered(

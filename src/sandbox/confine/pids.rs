@@ -69,6 +69,8 @@ fn sweep(dir: &Path) {
 pub(crate) struct Group {
     dir: PathBuf,
     procs: OwnedFd,
+    /// The host thread that joined it (see [`Group::new_for_thread`]).
+    thread: Option<libc::pid_t>,
 }
 
 impl Group {
@@ -84,6 +86,7 @@ impl Group {
             let group = |procs: OwnedFd| Group {
                 dir: dir.clone(),
                 procs,
+                thread: None,
             };
             let opened = std::fs::write(dir.join("pids.max"), max.to_string()).and_then(|_| {
                 std::fs::OpenOptions::new()
@@ -100,6 +103,21 @@ impl Group {
         })())
     }
 
+    /// A new group bounded at `max` that the calling thread joins, so that
+    /// every process it clones starts inside: cgroup v1 only (v2 keeps a
+    /// process's threads together). `None` where that cannot be done.
+    pub(crate) fn new_for_thread(max: u64) -> Option<Group> {
+        if base()? != Path::new("/sys/fs/cgroup/pids") {
+            return None;
+        }
+        let mut group = Group::new(max)?.ok()?;
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
+        std::fs::write(group.dir.join("tasks"), tid.to_string()).ok()?;
+        group.thread = Some(tid);
+        Some(group)
+    }
+
     /// The group's `cgroup.procs`, which a child writes its pid to.
     pub(crate) fn procs(&self) -> RawFd {
         self.procs.as_raw_fd()
@@ -108,6 +126,10 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
+        // A thread that joined leaves first (it is the one dropping it).
+        if let (Some(tid), Some(base)) = (self.thread, base()) {
+            let _ = std::fs::write(base.join("tasks"), tid.to_string());
+        }
         // Empty once its processes are reaped; killed ones may take a moment.
         for _ in 0..50 {
             match std::fs::remove_dir(&self.dir) {

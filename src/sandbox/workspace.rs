@@ -1,0 +1,154 @@
+//! A worker thread's place for the fresh candidates it starts, one at a time:
+//! their directory, a sized tmpfs in a mount namespace of the thread's own
+//! (as root), and the thread's `pids` group (cgroup v1 groups threads: the
+//! thread joins once, and every process it clones starts inside). Made once
+//! per thread and emptied after each candidate, so that a candidate pays for
+//! no mount and no group move of its own (each took a grace period of the
+//! kernel's, milliseconds). Where this cannot be done (not root, cgroup v2)
+//! each candidate gets its own directory, and enters its namespaces and
+//! joins its group itself.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+
+use super::Limits;
+
+/// What a fresh candidate starting on this thread gets.
+pub(super) struct Place {
+    /// Its directory (the thread's, emptied after it), or `None`: make one.
+    pub dir: Option<PathBuf>,
+    /// The directory is the thread's tmpfs: no namespace of its own needed.
+    pub tmpfs: bool,
+    /// The thread is in the candidate's pids group already.
+    pub grouped: bool,
+}
+
+/// The thread's workspace for `limits`, made on first use.
+#[cfg(target_os = "linux")]
+pub(super) fn place(limits: &Limits) -> Place {
+    thread_local! {
+        static SPACE: RefCell<Option<Workspace>> = const { RefCell::new(None) };
+    }
+    SPACE.with_borrow_mut(|slot| {
+        let key = (
+            limits.disk_bytes,
+            limits.threads,
+            limits.confinement().disk_tmpfs,
+        );
+        if slot.as_ref().is_none_or(|w| w.key != key) {
+            *slot = None;
+            *slot = Workspace::new(limits, key);
+        }
+        match slot {
+            Some(w) => Place {
+                dir: Some(w.dir.path().to_path_buf()),
+                tmpfs: w.tmpfs,
+                grouped: w.group.is_some(),
+            },
+            None => Place {
+                dir: None,
+                tmpfs: false,
+                grouped: false,
+            },
+        }
+    })
+}
+
+/// Nothing to share off Linux.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn place(_: &Limits) -> Place {
+    Place {
+        dir: None,
+        tmpfs: false,
+        grouped: false,
+    }
+}
+
+#[cfg(target_os = "linux")]
+type Key = (Option<u64>, Option<u64>, bool);
+
+#[cfg(target_os = "linux")]
+struct Workspace {
+    key: Key,
+    dir: tempfile::TempDir,
+    tmpfs: bool,
+    group: Option<super::confine::Group>,
+}
+
+#[cfg(target_os = "linux")]
+impl Workspace {
+    /// `None` when neither a tmpfs nor a thread group can be had here (then
+    /// nothing is gained over a directory per candidate).
+    fn new(limits: &Limits, key: Key) -> Option<Workspace> {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let dir = tempfile::Builder::new()
+            .prefix("execscope-")
+            .tempdir()
+            .ok()?;
+        let tmpfs = match (root && key.2, limits.disk_bytes) {
+            (true, Some(bytes)) => mount_tmpfs(dir.path(), bytes).is_ok(),
+            _ => false,
+        };
+        let group = limits
+            .threads
+            .and_then(|max| super::confine::Group::new_for_thread(max + 1));
+        if !tmpfs && group.is_none() {
+            return None;
+        }
+        Some(Workspace {
+            key,
+            dir,
+            tmpfs,
+            group,
+        })
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        use std::os::unix::ffi::OsStrExt;
+        if self.tmpfs {
+            if let Ok(path) = std::ffi::CString::new(self.dir.path().as_os_str().as_bytes()) {
+                // SAFETY: unmounting our own thread's tmpfs by path.
+                unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) };
+            }
+        }
+    }
+}
+
+/// Gives the calling thread a mount namespace of its own, with a tmpfs of
+/// `bytes` on `dir`.
+#[cfg(target_os = "linux")]
+fn mount_tmpfs(dir: &Path, bytes: u64) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
+    let options = std::ffi::CString::new(format!(
+        "size={bytes},nr_inodes={},mode=0700",
+        super::namespaces::DISK_ENTRIES
+    ))?;
+    let none = std::ptr::null();
+    // SAFETY: unshare and mount on NUL-terminated strings, for this thread.
+    unsafe {
+        if libc::unshare(libc::CLONE_FS | libc::CLONE_NEWNS) == -1
+            || libc::mount(
+                none,
+                c"/".as_ptr(),
+                none,
+                libc::MS_REC | libc::MS_PRIVATE,
+                none.cast(),
+            ) == -1
+            || libc::mount(
+                c"tmpfs".as_ptr(),
+                dir.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                options.as_ptr().cast(),
+            ) == -1
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
