@@ -154,12 +154,12 @@ pub struct Timing {
     /// Creating the process: until the new process execs (fresh) or is
     /// forked (fast start).
     pub spawn_us: u64,
-    /// The exec and the interpreter's start-up, until the harness ran its
-    /// first line.
+    /// The exec, the interpreter's start-up and the program's top level,
+    /// until the judge heard that it had run.
     pub startup_us: u64,
-    /// Setup, candidate code and assertions.
+    /// The tests: the judge's setup and assertions, calls included.
     pub candidate_us: u64,
-    /// Harness exit, reaping and clean-up.
+    /// The judge's and the candidate process's exit, reaping and clean-up.
     pub teardown_us: u64,
     /// CPU time the candidate's process used (user and system), where the
     /// kernel says.
