@@ -30,5 +30,5 @@ fuzz_target!(|data: &[u8]| {
         reference: None,
     };
     let assertions: Arc<[String]> = task.assertions.clone().into();
-    let _ = plan::assemble(&task, &text, &assertions);
+    let _ = plan::assemble(&task, &text, &assertions, &plan::reference_program(&task));
 });
