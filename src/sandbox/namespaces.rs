@@ -41,8 +41,7 @@ impl Namespaces {
         let tmpfs = disk.filter(|_| disk_isolation()).and_then(|(dir, bytes)| {
             Some(Tmpfs {
                 dir: CString::new(dir.as_os_str().as_bytes()).ok()?,
-                options: CString::new(format!("size={bytes},nr_inodes={DISK_ENTRIES},mode=0700"))
-                    .ok()?,
+                options: tmpfs_options(bytes)?,
             })
         });
         if !no_network && tmpfs.is_none() {
@@ -105,25 +104,7 @@ impl Namespaces {
                 }
             }
             if let Some(tmpfs) = &self.tmpfs {
-                // Private first: nothing mounted here may reach the host's view.
-                let none = std::ptr::null();
-                if libc::mount(
-                    none,
-                    c"/".as_ptr(),
-                    none,
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    none.cast(),
-                ) == -1
-                    || libc::mount(
-                        c"tmpfs".as_ptr(),
-                        tmpfs.dir.as_ptr(),
-                        c"tmpfs".as_ptr(),
-                        libc::MS_NOSUID | libc::MS_NODEV,
-                        tmpfs.options.as_ptr().cast(),
-                    ) == -1
-                {
-                    return Err(io::Error::last_os_error());
-                }
+                mount_tmpfs(&tmpfs.dir, &tmpfs.options)?;
             }
         }
         Ok(())
@@ -140,6 +121,43 @@ impl Namespaces {
             "namespaces are Linux-only",
         ))
     }
+}
+
+/// The options of a tmpfs of `bytes` and [`DISK_ENTRIES`] entries.
+pub(super) fn tmpfs_options(bytes: u64) -> Option<CString> {
+    CString::new(format!("size={bytes},nr_inodes={DISK_ENTRIES},mode=0700")).ok()
+}
+
+/// Makes the calling thread's mounts private (nothing mounted next may reach
+/// the host's view) and mounts a tmpfs with `options` on `dir`.
+///
+/// # Safety
+/// Async-signal-safe: two system calls on prepared strings. The caller is in
+/// a mount namespace of its own.
+#[cfg(target_os = "linux")]
+pub(super) unsafe fn mount_tmpfs(dir: &std::ffi::CStr, options: &std::ffi::CStr) -> io::Result<()> {
+    let none = std::ptr::null();
+    // SAFETY: mount on NUL-terminated strings.
+    unsafe {
+        if libc::mount(
+            none,
+            c"/".as_ptr(),
+            none,
+            libc::MS_REC | libc::MS_PRIVATE,
+            none.cast(),
+        ) == -1
+            || libc::mount(
+                c"tmpfs".as_ptr(),
+                dir.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                options.as_ptr().cast(),
+            ) == -1
+        {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Not root: the maps of a user namespace of our own ids.

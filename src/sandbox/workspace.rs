@@ -124,31 +124,13 @@ impl Drop for Workspace {
 fn mount_tmpfs(dir: &Path, bytes: u64) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let dir = std::ffi::CString::new(dir.as_os_str().as_bytes())?;
-    let options = std::ffi::CString::new(format!(
-        "size={bytes},nr_inodes={},mode=0700",
-        super::namespaces::DISK_ENTRIES
-    ))?;
-    let none = std::ptr::null();
-    // SAFETY: unshare and mount on NUL-terminated strings, for this thread.
+    let options = super::namespaces::tmpfs_options(bytes)
+        .ok_or_else(|| std::io::Error::other("no tmpfs options"))?;
+    // SAFETY: unshare for this thread alone, then the mount on prepared strings.
     unsafe {
-        if libc::unshare(libc::CLONE_FS | libc::CLONE_NEWNS) == -1
-            || libc::mount(
-                none,
-                c"/".as_ptr(),
-                none,
-                libc::MS_REC | libc::MS_PRIVATE,
-                none.cast(),
-            ) == -1
-            || libc::mount(
-                c"tmpfs".as_ptr(),
-                dir.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                options.as_ptr().cast(),
-            ) == -1
-        {
+        if libc::unshare(libc::CLONE_FS | libc::CLONE_NEWNS) == -1 {
             return Err(std::io::Error::last_os_error());
         }
+        super::namespaces::mount_tmpfs(&dir, &options)
     }
-    Ok(())
 }
