@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn the_judges_notes_are_read_in_order_and_first_results_win() {
-        let data = b"@start 1\n5@ready 1\n6@step 4\nc ok@step 7\na1 fail@detail 8\na1 false@step 5\na1 ok@flag 13\nalways-equal@end 2\n99";
+        let data = b"@start 1\n5@ready 1\n6@step 4\nc ok@step 7\na1 fail@detail 8\na1 false@step 5\na1 ok@flag 12\nalways-equal@end 2\n99";
         let r = parse(data);
         assert_eq!(r.start_ns, Some(5));
         assert_eq!(r.ready_ns, Some(6));
