@@ -22,6 +22,11 @@ pub struct Program {
     /// takes the names it defines as names the task asks for, so a program
     /// that defines one of them hides no builtin (MBPP's task 126 is `sum`).
     pub reference: Arc<str>,
+    /// The code the task gives the program to start from (HumanEval's
+    /// prompt; empty otherwise): the judge runs it itself for the helpers
+    /// and constants the tests use (HumanEval 50's `encode_shift`), so no
+    /// program can change them under the tests.
+    pub given: Arc<str>,
 }
 
 /// One candidate to evaluate.
@@ -219,6 +224,10 @@ pub fn assemble(
         code,
         assertions: Arc::clone(assertions),
         reference: Arc::clone(reference),
+        given: match &task.style {
+            ProgramStyle::Completion { prompt, .. } => Arc::from(prompt.as_str()),
+            ProgramStyle::Whole => Arc::from(""),
+        },
     })
 }
 

@@ -19,6 +19,20 @@ fn with_reference(code: &str, assertions: &[&str], reference: &str) -> Program {
     }
 }
 
+/// A HumanEval-style program: the task gives `prompt`, the program is the
+/// prompt and `completion`, the reference the prompt and `solution`.
+fn humaneval(prompt: &str, completion: &str, solution: &str, check: &str) -> Program {
+    Program {
+        reference: Arc::from(format!("{prompt}{solution}")),
+        given: Arc::from(prompt),
+        ..program(&format!("{prompt}{completion}"), &[check])
+    }
+}
+
+/// HumanEval 50's prompt: a helper in full, the function under test a stub.
+const SHIFT_PROMPT: &str = "def encode_shift(s):\n    return ''.join(chr(ord(c) + 5) for c in s)\n\n\ndef decode_shift(s):\n    \"\"\"Decode.\"\"\"\n";
+const SHIFT_CHECK: &str = "def check(candidate):\n    assert candidate(encode_shift('abc')) == 'abc'\n    assert candidate(encode_shift('xyz')) == 'xyz'\ncheck(decode_shift)";
+
 fn run(program: &Program, strict: bool) -> Vec<CandidateResult> {
     MODES
         .into_iter()
@@ -177,6 +191,96 @@ fn a_program_that_redefines_a_helper_the_test_uses_is_flagged() {
     for r in run(&with_reference(&restated, &[check], &reference), false) {
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert!(r.flags.is_empty(), "{r:?}");
+    }
+}
+
+#[test]
+fn a_prompt_helper_changed_at_run_time_changes_nothing_for_the_tests() {
+    // The second round: the helper patched rather than redefined, a prompt
+    // constant rebound, and a profiler spying on the helper's argument (the
+    // test's expected plaintext). The tests get the task's own helper, run
+    // by the judge: none of it reaches or changes it.
+    let solution = "    return ''.join(chr(ord(c) - 5) for c in s)\n";
+    for completion in [
+        "    return s\n\nglobals()['encode_shift'] = lambda s: s\n",
+        "    return s\n\nencode_shift.__code__ = (lambda s: s).__code__\n",
+        "    return s\n\nencode_shift = lambda s: s\n",
+        "    return _seen.get(s, s)\n\nimport sys\n_seen = {}\ndef _prof(frame, event, arg):\n    if event == 'call' and frame.f_code is encode_shift.__code__:\n        _seen['p'] = frame.f_locals['s']\n    elif event == 'return' and frame.f_code is encode_shift.__code__:\n        _seen[arg] = _seen.pop('p')\nsys.setprofile(_prof)\n",
+    ] {
+        for r in run(
+            &humaneval(SHIFT_PROMPT, completion, solution, SHIFT_CHECK),
+            true,
+        ) {
+            assert_eq!(r.outcome, Outcome::AssertionFail, "{completion}: {r:?}");
+        }
+    }
+    // The right answer still passes, with no flag.
+    for r in run(
+        &humaneval(SHIFT_PROMPT, solution, solution, SHIFT_CHECK),
+        false,
+    ) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert!(r.flags.is_empty(), "{r:?}");
+    }
+    // A constant of the prompt's.
+    let prompt = "VOWELS = 'aeiou'\n\ndef count(s):\n    \"\"\"Vowels in s.\"\"\"\n";
+    let check = "def check(candidate):\n    assert candidate('banana') == sum(c in VOWELS for c in 'banana')\ncheck(count)";
+    for r in run(
+        &humaneval(
+            prompt,
+            "    return 0\n\nVOWELS = ''\n",
+            "    return sum(c in VOWELS for c in s)\n",
+            check,
+        ),
+        false,
+    ) {
+        assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+    }
+}
+
+#[test]
+fn the_judge_asks_only_for_the_names_the_tests_read_as_globals() {
+    // The names it is asked for once told the candidate `tau` from `math.tau`.
+    let code = "import builtins, math
+G = type(builtins.exit).__call__.__globals__
+orig = G['_answer']
+asked = []
+def spy(req):
+    if req[0] == 'names':
+        asked.extend(req[1])
+    return orig(req)
+G['_answer'] = spy
+def f():
+    for name in asked:
+        v = getattr(math, name, None)
+        if isinstance(v, float):
+            return v
+    return 0.0
+";
+    for check in ["f() == math.tau", "f() == math.e"] {
+        for r in run(
+            &program(code, &[&format!("import math\nassert {check}")]),
+            false,
+        ) {
+            assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
+        }
+    }
+}
+
+#[test]
+fn isinstance_answered_by_the_candidates_object_is_flagged() {
+    let code = "class Square:\n    pass\nclass Liar:\n    @property\n    def __class__(self):\n        return Square\ndef make():\n    return Liar()\n";
+    no_unearned_pass(&program(code, &["isinstance(make(), Square)"]));
+}
+
+#[test]
+fn a_list_changed_in_place_through_another_name_shows_the_change() {
+    // The reference sorts each row in place; the test holds a row by name
+    // and one inside a tuple.
+    let code = "def sort_rows(grid):\n    for r in grid:\n        r.sort()\n";
+    let check = "row = [3, 1, 2]\ngrid = [row]\nsort_rows(grid)\nassert grid == [[1, 2, 3]] and row == [1, 2, 3]\ninner = [2, 1]\nsort_rows((inner,))\nassert inner == [1, 2]";
+    for r in run(&program(code, &[check]), false) {
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
     }
 }
 

@@ -73,6 +73,7 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
         code: code.to_owned(),
         assertions: Arc::from(assertions.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         reference: Arc::from(""),
+        given: Arc::from(""),
     }
 }
 

@@ -156,7 +156,8 @@ def _reject(value):
     raise _NotData("not data")
 
 
-_MUTABLE = (list, dict, set, bytearray)
+# Arguments the callee may change (a tuple may hold lists it changes).
+_MUTABLE = (list, dict, set, bytearray, tuple)
 
 
 def _answer(request):

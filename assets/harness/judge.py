@@ -186,15 +186,40 @@ def _apply(mutated, args, kwargs, what):
             target = kwargs.get(key)
         else:
             continue
-        new = _decode(tree, what)
-        t = _type(target)
-        if t is not _type(new):
-            continue
-        if t is list or t is bytearray:
-            target[:] = new
-        elif t is dict or t is set:
-            target.clear()
-            target.update(new)
+        _update(target, _decode(tree, what), 0)
+
+
+def _update(old, new, depth):
+    """Changes `old` in place to equal `new` (what the candidate's call made
+    of it), keeping the objects inside that are still there: a list the test
+    holds through another name, or inside a tuple, sees the change too."""
+    t = _type(old)
+    if t is not _type(new) or depth > TREE_DEPTH_MAX:
+        return
+    if t is list and _len(old) == _len(new):
+        for i in range(_len(old)):
+            a, b = old[i], new[i]
+            if _type(a) is _type(b) and _type(a) in (list, dict, set, tuple):
+                _update(a, b, depth + 1)
+                if _type(a) is not tuple or a == b:
+                    continue
+            old[i] = b
+    elif t is tuple and _len(old) == _len(new):
+        for a, b in zip(old, new):
+            _update(a, b, depth + 1)
+    elif t is list or t is bytearray:
+        old[:] = new
+    elif t is dict:
+        for k in [k for k in old if k not in new]:
+            del old[k]
+        for k, v in new.items():
+            if k in old and _type(old[k]) in (list, dict, set) and _type(old[k]) is _type(v):
+                _update(old[k], v, depth + 1)
+            else:
+                old[k] = v
+    elif t is set:
+        old.clear()
+        old.update(new)
 
 
 _exception_classes = {}
@@ -268,6 +293,8 @@ class _Proxy:
         name = object.__getattribute__(self, "_name")
         if _type(obj) is not _Handle:
             return False
+        # The candidate's object says what class it is: it decides.
+        _decided[0] = True
         return _request("instance", _judge_ref(obj), (self,), lambda: "isinstance(..., " + name + ")") is True
 
     def __repr__(self):
@@ -365,17 +392,20 @@ _TASKS = {}
 
 def _task_of(fields):
     """(steps, their code, the names they use, how the reference binds its
-    names, the names under test) for the judge payload `fields`."""
-    key = (fields[0], fields[2], tuple(fields[4:]))
+    names, the names under test, the given code's helpers) for the judge
+    payload `fields`."""
+    key = (fields[0], fields[2], fields[4], tuple(fields[5:]))
     task = _TASKS.get(key)
     if task is None:
         steps = []
         if fields[0]:
             steps.append(("s", _compiled(fields[0], "<setup>")))
-        for i, source in enumerate(fields[4:]):
+        for i, source in enumerate(fields[5:]):
             steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
         codes = [code for _, code in steps]
-        task = (steps, codes, _requested(codes), _top_level(fields[2]), _under_test(fields[4:]))
+        under_test = _under_test(fields[5:])
+        helpers = _given_helpers(fields[4], under_test)
+        task = (steps, codes, _requested(codes), _top_level(fields[2]), under_test, helpers)
         if _len(_TASKS) >= 256:
             _TASKS.clear()
         _TASKS[key] = task
@@ -385,11 +415,12 @@ def _task_of(fields):
 def _judge(fields):
     """Judges one candidate. Layout of `fields`: the test setup, flags
     (words: `strict`), the task's reference program, the candidate's
-    program, then one field per assertion."""
+    program, the code the task gives, then one field per assertion."""
     _record("start", _str(_t_start))
     strict = "strict" in fields[1].split()
-    steps, codes, names, reference, under_test = _task_of(fields)
+    steps, codes, names, reference, under_test, helpers = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}
+    namespace.update(helpers)
     try:
         # Asked before the program's state arrives: one round trip less.
         # (A program that did not run has sent its state and gone: the state
@@ -403,7 +434,8 @@ def _judge(fields):
         bindings = _receive(lambda: "the program's names")
         if bindings[0] != "ok" or _len(bindings) != 2 or _type(bindings[1]) is not list:
             _lose("malformed (names)", lambda: "the program's names")
-        _bind(bindings[1], names, namespace, (reference, fields[3], under_test), codes, strict)
+        task = (reference, fields[3], under_test, helpers)
+        _bind(bindings[1], names, namespace, task, codes, strict)
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)

@@ -23,15 +23,11 @@
 
 
 def _requested(codes):
-    """The names the test code mentions (dunder names excepted: the program
-    can never bind `__builtins__` or `__import__` for the tests)."""
-    names = set()
-    pending = [c for c in codes if _type(c) is _CodeType]
-    while pending:
-        code = pending.pop()
-        names.update(code.co_names)
-        pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
-    return sorted(n for n in names if not (n.startswith("__") and n.endswith("__")))
+    """The names the test code reads as globals and does not bind itself
+    (never an attribute name: the candidate learns nothing of the tests from
+    the names it is asked for; never a dunder name: the program can never
+    bind `__builtins__` or `__import__` for the tests)."""
+    return sorted(n for n in _globals_loaded(codes) if not (n.startswith("__") and n.endswith("__")))
 
 
 def _top_level(source, defs=None):
@@ -156,6 +152,33 @@ def _globals_loaded(codes):
     return loads - stores
 
 
+def _given_helpers(given, under_test):
+    """The names the task's given code (HumanEval's prompt) binds, as the
+    judge's own run of it makes them: its imports, constants and the
+    functions it defines in full (not the stubs the program completes, not
+    the function under test). The tests get these, whatever the program
+    does to its own (redefines, patches through `globals()` or `__code__`,
+    or spies on with a profiler: the test's data never reaches it)."""
+    import ast
+
+    if not given:
+        return {}
+    try:
+        tree = ast.parse(given)
+        space = {"__builtins__": builtins.__dict__}
+        _exec(_compile(given, "<given>", "exec"), space)
+    except _BaseException:
+        return {}
+    stubs = set()
+    for stmt in tree.body:
+        if _isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = [n for n in stmt.body if not (_isinstance(n, ast.Expr) and _isinstance(n.value, ast.Constant))]
+            if not body or all(_isinstance(n, ast.Pass) for n in body):
+                stubs.add(stmt.name)
+    skip = stubs | set(under_test)
+    return {n: v for n, v in space.items() if n not in skip and not n.startswith("__")}
+
+
 def _bind(bindings, requested, namespace, task, codes, strict):
     """Binds in `namespace` the program's names the tests use. `bindings` is
     the candidate process's answer: which of them its namespace has, and its
@@ -164,7 +187,7 @@ def _bind(bindings, requested, namespace, task, codes, strict):
     only when a name needs it."""
     what = lambda: "the program's names"
     asked = frozenset(requested)
-    ref, program, under_test = task
+    ref, program, under_test, helpers = task
     parsed = []
 
     def program_binds():
@@ -180,6 +203,12 @@ def _bind(bindings, requested, namespace, task, codes, strict):
             _lose("malformed (names)", what)
         name, tree = item
         if name not in asked:
+            continue
+        if name in helpers:
+            # The task's own, run by the judge; a program that redefines
+            # it is flagged below, whatever it did to it has no effect.
+            if name in program_binds()[1] and name in (used := used or _globals_loaded(codes)):
+                _flag("shadowed-name")
             continue
         # A name the program may bind by an import, or a helper of the
         # reference's it may redefine: the program's text decides.

@@ -8,7 +8,9 @@
 //!
 //! **Host → judge** (always a fork server's child): the test setup, flags
 //! (`strict`), the task's reference program and the candidate's program
-//! (parsed and compiled, never run), then one field per assertion.
+//! (parsed and compiled, never run), the code the task gives (HumanEval's
+//! prompt, which the judge runs for its helpers), then one field per
+//! assertion.
 //!
 //! **Host ↔ fork server** (descriptor 0 of the server, a unix socket): the
 //! server's set-up (8 bytes of length, then fields: `sys.path`, denylist,
@@ -89,6 +91,7 @@ pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
         flags,
         &program.reference,
         &program.code,
+        &program.given,
     ]);
     for a in program.assertions.iter() {
         push_field(&mut out, a.as_bytes());

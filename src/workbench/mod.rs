@@ -372,6 +372,7 @@ impl Workbench {
             code: c.code.clone(),
             assertions: task.assertions.clone().into(),
             reference: std::sync::Arc::from(""),
+            given: std::sync::Arc::from(""),
         })
     }
 }
