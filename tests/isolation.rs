@@ -219,3 +219,39 @@ for p in ['/proc/self/fd/1', '/dev/fd/1', '/proc/self/exe', '/proc/self/cwd', '/
         );
     }
 }
+
+#[test]
+fn reading_a_file_leaves_no_access_time_for_another_candidate_to_read() {
+    // A file's access time was a mark one candidate left and a later one
+    // read (relatime updates it when older than the file's change). Set it
+    // old, have a candidate read the file, and look.
+    let module = python().sys_path.iter().find_map(|p| {
+        let path = std::path::Path::new(p).join("colorsys.py");
+        path.is_file().then_some(path)
+    });
+    let Some(path) = module else {
+        eprintln!("notice: no colorsys.py in the interpreter's path; skipping");
+        return;
+    };
+    if !Limits::default().confinement().disk_tmpfs || unsafe { libc::geteuid() } != 0 {
+        eprintln!("notice: candidates have no mount namespace of their own to read noatime here");
+        return;
+    }
+    let atime = || std::fs::metadata(&path).unwrap().accessed().unwrap();
+    let code = format!("open({:?}, 'rb').read()\n", path.display().to_string());
+    for fast in MODES {
+        let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        std::fs::File::options()
+            .write(false)
+            .read(true)
+            .open(&path)
+            .unwrap()
+            .set_times(std::fs::FileTimes::new().set_accessed(old))
+            .unwrap();
+        let r = Runner::new(python(), &Limits::default(), fast)
+            .run(Duration::from_secs(10), &program(&code, &["True"]), None, &|| {})
+            .unwrap();
+        assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
+        assert_eq!(atime(), old, "fast start {fast}: the read left its mark");
+    }
+}

@@ -137,22 +137,33 @@ pub(super) fn tmpfs_options(bytes: u64) -> Option<CString> {
 #[cfg(target_os = "linux")]
 pub(super) unsafe fn mount_tmpfs(dir: &std::ffi::CStr, options: &std::ffi::CStr) -> io::Result<()> {
     let none = std::ptr::null();
-    // SAFETY: mount on NUL-terminated strings.
+    // SAFETY: mount and statvfs on NUL-terminated strings and a stack buffer.
     unsafe {
+        let private = libc::MS_REC | libc::MS_PRIVATE;
+        if libc::mount(none, c"/".as_ptr(), none, private, none.cast()) == -1 {
+            return Err(io::Error::last_os_error());
+        }
+        // Reading a file would set its access time on the host's disk: a
+        // mark a candidate running later (or at once) could read. Here the
+        // root is remounted `noatime`, keeping its other flags; a user
+        // namespace may not change them (they are locked), so there it
+        // stays as it is.
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c"/".as_ptr(), &mut st) == 0 {
+            let keep = libc::ST_RDONLY | libc::ST_NOSUID | libc::ST_NODEV | libc::ST_NOEXEC;
+            let flags = (st.f_flag & keep) as libc::c_ulong
+                | libc::MS_REMOUNT
+                | libc::MS_BIND
+                | libc::MS_NOATIME;
+            libc::mount(none, c"/".as_ptr(), none, flags, none.cast());
+        }
         if libc::mount(
-            none,
-            c"/".as_ptr(),
-            none,
-            libc::MS_REC | libc::MS_PRIVATE,
-            none.cast(),
+            c"tmpfs".as_ptr(),
+            dir.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
         ) == -1
-            || libc::mount(
-                c"tmpfs".as_ptr(),
-                dir.as_ptr(),
-                c"tmpfs".as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                options.as_ptr().cast(),
-            ) == -1
         {
             return Err(io::Error::last_os_error());
         }

@@ -282,10 +282,20 @@ pub(super) fn supervise(
             check_at = match candidate.pgid {
                 Some(pgid) => {
                     let elapsed = now.saturating_duration_since(watch.started);
-                    let used = usage(pgid, elapsed);
+                    let mut used = usage(pgid, elapsed);
+                    // Its judge works for it: what the judge computes (a
+                    // candidate may send answers that are slow to decode)
+                    // counts as the candidate's, awake and CPU alike.
+                    if let Some(judge_cpu) = judge.pgid.and_then(super::pacing::process_cpu) {
+                        used.cpu += judge_cpu;
+                        used.awake = used.awake.max(used.cpu);
+                    }
                     if used.cpu >= full_priority_cpu {
                         // A long runner keeps its wall clock but yields the CPU.
                         lower_priority(pgid, DEMOTED_NICE);
+                        if let Some(judge) = judge.pgid {
+                            lower_priority(judge, DEMOTED_NICE);
+                        }
                         demoted = true;
                     }
                     // Asleep (neither running nor waiting for a CPU) for more
