@@ -249,7 +249,12 @@ fn reading_a_file_leaves_no_access_time_for_another_candidate_to_read() {
             .set_times(std::fs::FileTimes::new().set_accessed(old))
             .unwrap();
         let r = Runner::new(python(), &Limits::default(), fast)
-            .run(Duration::from_secs(10), &program(&code, &["True"]), None, &|| {})
+            .run(
+                Duration::from_secs(10),
+                &program(&code, &["True"]),
+                None,
+                &|| {},
+            )
             .unwrap();
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert_eq!(atime(), old, "fast start {fast}: the read left its mark");

@@ -370,3 +370,53 @@ fn a_candidate_whose_threads_burn_while_its_main_thread_waits_keeps_its_place() 
     // 0.75 s on two cores at the earliest), not at the first look (0.25 s).
     assert!(second >= Duration::from_millis(600), "{second:?}");
 }
+
+#[test]
+fn a_judge_kept_busy_by_its_candidates_answers_is_lowered_with_it() {
+    // Answers slow to decode (a set of ints that all hash alike) kept a
+    // judge computing at full priority while its candidate slept and gave
+    // its place away.
+    let code = "import builtins
+G = type(builtins.exit).__call__.__globals__
+G['_result_tree'] = lambda value: ['s'] + [k * (2 ** 61 - 1) for k in range(1, 60000)]
+def add(a, b):
+    return 0
+";
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let lowered = std::thread::scope(|s| {
+        let watch = s.spawn(|| {
+            let mut lowered = false;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) && !lowered {
+                for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                    let pid = entry.file_name().to_string_lossy().into_owned();
+                    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    if !cmdline.windows(12).any(|w| w == b"serve\0judge\0") {
+                        continue;
+                    }
+                    let stat =
+                        std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+                    let nice = stat
+                        .rsplit(')')
+                        .next()
+                        .and_then(|rest| rest.split_whitespace().nth(16))
+                        .and_then(|n| n.parse::<i32>().ok());
+                    lowered |= nice == Some(19);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            lowered
+        });
+        let r = Runner::new(python(), &Limits::default(), false)
+            .run(
+                Duration::from_secs(3),
+                &program(code, &["add(1, 2) == 3"]),
+                None,
+                &|| {},
+            )
+            .unwrap();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_ne!(r.outcome, Outcome::Pass, "{r:?}");
+        watch.join().unwrap()
+    });
+    assert!(lowered, "the busy judge was never lowered to nice 19");
+}
