@@ -130,7 +130,8 @@ def _candidate_ref(x):
     names of its own, it decides itself (names.py)."""
     tag = x[0]
     if tag == "h" and _type(x[1]) is int and _type(x[2]) is str:
-        return _Handle(x[1], x[2])
+        # The type's name is the candidate's word: bounded.
+        return _Handle(x[1], x[2][:200])
     if tag == "p" and _type(x[1]) is str:
         return _Proxy(x[1])
     raise _NotData("a reference the judge does not take")
