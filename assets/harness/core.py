@@ -2,8 +2,10 @@
 # that start them in the fast-start mode.
 #
 # Started by the host as `python -s -S -B -c <this program> ROLE` with a
-# cleaned environment (the program is the files of assets/harness/ in order:
-# core, codec, denylist, candidate, judge, names, server, main). ROLE is
+# cleaned environment. The program is the files of assets/harness/ in order:
+# core, codec, denylist, candidate, judge, proxies, names, server, main (a
+# fresh candidate process gets only core, codec, denylist, candidate, main).
+# ROLE is
 #
 #   candidate       runs the program (prompt + completion) and answers the
 #                   judge's calls on descriptor 3; it never sees a test

@@ -69,6 +69,7 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/judge.py"),
+    include_str!("../../assets/harness/proxies.py"),
     include_str!("../../assets/harness/names.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
