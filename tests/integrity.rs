@@ -9,9 +9,9 @@
 
 use std::time::Duration;
 
-use execscope::sandbox::{CandidateResult, Limits, Outcome, Runner, flags};
+use execscope::sandbox::{CandidateResult, Limits, Outcome, flags};
 
-use crate::util::{MODES, program, python, run_mode};
+use crate::util::{MODES, program, run_mode, run_strict};
 
 /// The assertions every attempt faces; `add` returns 0.
 const ASSERTIONS: [&str; 2] = ["add(1, 2) == 3", "assert add(2, 2) == 4"];
@@ -48,20 +48,7 @@ fn refused(code: &str) -> [CandidateResult; 2] {
 
 /// Runs `code` against `assertions` in both modes, strict or not.
 fn strictly(code: &str, assertions: &[&str], strict: bool) -> Vec<CandidateResult> {
-    MODES
-        .into_iter()
-        .map(|fast| {
-            Runner::new(python(), &Limits::default(), fast)
-                .strict(strict)
-                .run(
-                    Duration::from_secs(10),
-                    &program(code, assertions),
-                    None,
-                    &|| {},
-                )
-                .unwrap()
-        })
-        .collect()
+    run_strict(&program(code, assertions), strict)
 }
 
 /// Checks that `code` either fails or passes carrying `flag`, and that strict

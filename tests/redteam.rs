@@ -7,9 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use execscope::plan::Program;
-use execscope::sandbox::{CandidateResult, Limits, Outcome, Runner, flags};
+use execscope::sandbox::{Limits, Outcome, Runner, flags};
 
-use crate::util::{MODES, program, python};
+use crate::util::{program, python, run_strict};
 
 /// `program` with the task's reference program `reference`.
 fn with_reference(code: &str, assertions: &[&str], reference: &str) -> Program {
@@ -33,27 +33,15 @@ fn humaneval(prompt: &str, completion: &str, solution: &str, check: &str) -> Pro
 const SHIFT_PROMPT: &str = "def encode_shift(s):\n    return ''.join(chr(ord(c) + 5) for c in s)\n\n\ndef decode_shift(s):\n    \"\"\"Decode.\"\"\"\n";
 const SHIFT_CHECK: &str = "def check(candidate):\n    assert candidate(encode_shift('abc')) == 'abc'\n    assert candidate(encode_shift('xyz')) == 'xyz'\ncheck(decode_shift)";
 
-fn run(program: &Program, strict: bool) -> Vec<CandidateResult> {
-    MODES
-        .into_iter()
-        .map(|fast| {
-            Runner::new(python(), &Limits::default(), fast)
-                .strict(strict)
-                .run(Duration::from_secs(10), program, None, &|| {})
-                .unwrap()
-        })
-        .collect()
-}
-
 /// Checks that `program` does not pass unflagged, and not at all when strict.
 fn no_unearned_pass(program: &Program) {
-    for r in run(program, false) {
+    for r in run_strict(program, false) {
         assert!(
             r.outcome != Outcome::Pass || !r.flags.is_empty(),
             "an unflagged pass: {r:?}"
         );
     }
-    for r in run(program, true) {
+    for r in run_strict(program, true) {
         let mut strict = r.clone();
         flags::apply_strict(&mut strict);
         assert_ne!(strict.outcome, Outcome::Pass, "a strict pass: {r:?}");
@@ -93,7 +81,7 @@ fn a_program_cannot_hand_the_tests_builtins_of_its_own() {
             "import math\nassert abs(add(0.5, 0.25) - 0.75) < 1e-9\nassert math.isclose(add(10, -3), 7)",
         ],
     );
-    for r in run(&p, false) {
+    for r in run_strict(&p, false) {
         assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
     }
 }
@@ -117,7 +105,7 @@ fn no_judge_function_of_the_candidates_choosing_runs_its_data() {
         (&direct, "assert sorted(add(3, 1)) == [1, 3]"),
         (&through_sub, "assert abs(add(0.5, 0.25) - 0.75) < 1e-9"),
     ] {
-        for r in run(&program(code, &[check]), false) {
+        for r in run_strict(&program(code, &[check]), false) {
             assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
         }
     }
@@ -165,7 +153,7 @@ fn a_name_the_reference_only_uses_is_no_licence_to_shadow_it() {
     ));
     // An alias that names another module: `import pickle as json`.
     let code = "import pickle as json\ndef add(a, b):\n    return 0\n";
-    for r in run(&program(code, &["json.loads('[3]') == [3]"]), false) {
+    for r in run_strict(&program(code, &["json.loads('[3]') == [3]"]), false) {
         assert_eq!(r.outcome, Outcome::AssertionFail, "{r:?}");
         assert!(r.detail.contains("NameError"), "{r:?}");
     }
@@ -188,7 +176,7 @@ fn a_program_that_redefines_a_helper_the_test_uses_is_flagged() {
     let restated = format!(
         "{helper}def decode_shift(s):\n    \"\"\"Decode.\"\"\"\n\n{helper}def decode_shift(s):\n    return ''.join(chr(ord(c) - 5) for c in s)\n"
     );
-    for r in run(&with_reference(&restated, &[check], &reference), false) {
+    for r in run_strict(&with_reference(&restated, &[check], &reference), false) {
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
         assert!(r.flags.is_empty(), "{r:?}");
     }
@@ -207,7 +195,7 @@ fn a_prompt_helper_changed_at_run_time_changes_nothing_for_the_tests() {
         "    return s\n\nencode_shift = lambda s: s\n",
         "    return _seen.get(s, s)\n\nimport sys\n_seen = {}\ndef _prof(frame, event, arg):\n    if event == 'call' and frame.f_code is encode_shift.__code__:\n        _seen['p'] = frame.f_locals['s']\n    elif event == 'return' and frame.f_code is encode_shift.__code__:\n        _seen[arg] = _seen.pop('p')\nsys.setprofile(_prof)\n",
     ] {
-        for r in run(
+        for r in run_strict(
             &humaneval(SHIFT_PROMPT, completion, solution, SHIFT_CHECK),
             true,
         ) {
@@ -215,7 +203,7 @@ fn a_prompt_helper_changed_at_run_time_changes_nothing_for_the_tests() {
         }
     }
     // The right answer still passes, with no flag.
-    for r in run(
+    for r in run_strict(
         &humaneval(SHIFT_PROMPT, solution, solution, SHIFT_CHECK),
         false,
     ) {
@@ -225,7 +213,7 @@ fn a_prompt_helper_changed_at_run_time_changes_nothing_for_the_tests() {
     // A constant of the prompt's.
     let prompt = "VOWELS = 'aeiou'\n\ndef count(s):\n    \"\"\"Vowels in s.\"\"\"\n";
     let check = "def check(candidate):\n    assert candidate('banana') == sum(c in VOWELS for c in 'banana')\ncheck(count)";
-    for r in run(
+    for r in run_strict(
         &humaneval(
             prompt,
             "    return 0\n\nVOWELS = ''\n",
@@ -258,7 +246,7 @@ def f():
     return 0.0
 ";
     for check in ["f() == math.tau", "f() == math.e"] {
-        for r in run(
+        for r in run_strict(
             &program(code, &[&format!("import math\nassert {check}")]),
             false,
         ) {
@@ -279,7 +267,7 @@ fn a_list_changed_in_place_through_another_name_shows_the_change() {
     // and one inside a tuple.
     let code = "def sort_rows(grid):\n    for r in grid:\n        r.sort()\n";
     let check = "row = [3, 1, 2]\ngrid = [row]\nsort_rows(grid)\nassert grid == [[1, 2, 3]] and row == [1, 2, 3]\ninner = [2, 1]\nsort_rows((inner,))\nassert inner == [1, 2]";
-    for r in run(&program(code, &[check]), false) {
+    for r in run_strict(&program(code, &[check]), false) {
         assert_eq!(r.outcome, Outcome::Pass, "{r:?}");
     }
 }
@@ -295,7 +283,7 @@ fn a_claimed_syntax_error_or_fault_is_no_verdict() {
             "import os\ndata = b'{}'\nos.write(3, len(data).to_bytes(8, 'big') + data)\nos._exit(0)\ndef add(a, b):\n    return 0\n",
             state.replace('"', "\\\"")
         );
-        for r in run(&program(&code, &["add(1, 2) == 3"]), false) {
+        for r in run_strict(&program(&code, &["add(1, 2) == 3"]), false) {
             assert_ne!(r.outcome, Outcome::SyntaxError, "{r:?}");
             assert_ne!(r.outcome, Outcome::Pass, "{r:?}");
             assert_eq!(r.fault, None, "{r:?}");
@@ -321,7 +309,7 @@ try:
 except OSError:
     pass
 assert written <= 64, written";
-    for r in run(
+    for r in run_strict(
         &program("def add(a, b):\n    return a + b\n", &[check]),
         false,
     ) {

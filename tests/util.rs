@@ -103,6 +103,21 @@ pub fn run_code_in(
     run_mode(fast_start, &program(code, &["True"]), limits, timeout)
 }
 
+/// Runs an assembled program in both modes with default limits, strict
+/// integrity or not; each mode's result (they may differ where a test looks
+/// at flags a mode earns alone).
+pub fn run_strict(program: &Program, strict: bool) -> Vec<CandidateResult> {
+    MODES
+        .into_iter()
+        .map(|fast| {
+            Runner::new(python(), &Limits::default(), fast)
+                .strict(strict)
+                .run(Duration::from_secs(10), program, None, &|| {})
+                .expect("the sandbox itself should not fail")
+        })
+        .collect()
+}
+
 /// Runs an assembled program in both modes, checks that they reach the same
 /// verdict, and returns the fresh interpreter's result.
 pub fn run_both(program: &Program, limits: &Limits, timeout: Duration) -> CandidateResult {

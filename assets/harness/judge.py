@@ -283,7 +283,7 @@ _TASKS = {}
 
 
 def _task_of(fields):
-    """(steps, their code, the names they use, how the reference binds its
+    """(steps, the names they read as globals, how the reference binds its
     names, the names under test, the given code's helpers) for the judge
     payload `fields`."""
     key = (fields[0], fields[2], fields[4], tuple(fields[5:]))
@@ -294,10 +294,10 @@ def _task_of(fields):
             steps.append(("s", _compiled(fields[0], "<setup>")))
         for i, source in enumerate(fields[5:]):
             steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
-        codes = [code for _, code in steps]
+        names = _requested([code for _, code in steps])
         under_test = _under_test(fields[5:])
         helpers = _given_helpers(fields[4], under_test)
-        task = (steps, codes, _requested(codes), _top_level(fields[2]), under_test, helpers)
+        task = (steps, names, _top_level(fields[2]), under_test, helpers)
         if _len(_TASKS) >= 256:
             _TASKS.clear()
         _TASKS[key] = task
@@ -310,7 +310,7 @@ def _judge(fields):
     program, the code the task gives, then one field per assertion."""
     _record("start", _str(_t_start))
     strict = "strict" in fields[1].split()
-    steps, codes, names, reference, under_test, helpers = _task_of(fields)
+    steps, names, reference, under_test, helpers = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}
     namespace.update(helpers)
     try:
@@ -327,7 +327,7 @@ def _judge(fields):
         if bindings[0] != "ok" or _len(bindings) != 2 or _type(bindings[1]) is not list:
             _lose("malformed (names)", lambda: "the program's names")
         task = (reference, fields[3], under_test, helpers)
-        _bind(bindings[1], names, namespace, task, codes, strict)
+        _bind(bindings[1], names, namespace, task, strict)
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)

@@ -179,7 +179,7 @@ def _given_helpers(given, under_test):
     return {n: v for n, v in space.items() if n not in skip and not n.startswith("__")}
 
 
-def _bind(bindings, requested, namespace, task, codes, strict):
+def _bind(bindings, requested, namespace, task, strict):
     """Binds in `namespace` the program's names the tests use. `bindings` is
     the candidate process's answer: which of them its namespace has, and its
     values; only names asked for count. `task`: how the reference binds its
@@ -197,7 +197,6 @@ def _bind(bindings, requested, namespace, task, codes, strict):
             parsed.append(_redefined(defs, ref, under_test))
         return parsed
 
-    used = None
     for item in bindings:
         if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
             _lose("malformed (names)", what)
@@ -207,7 +206,7 @@ def _bind(bindings, requested, namespace, task, codes, strict):
         if name in helpers:
             # The task's own, run by the judge; a program that redefines
             # it is flagged below, whatever it did to it has no effect.
-            if name in program_binds()[1] and name in (used := used or _globals_loaded(codes)):
+            if name in program_binds()[1]:
                 _flag("shadowed-name")
             continue
         # A name the program may bind by an import, or a helper of the
@@ -228,15 +227,13 @@ def _bind(bindings, requested, namespace, task, codes, strict):
             value = _decode(tree, what)
         # A name the reference binds the same way is one the task asks for.
         hides = (ref.get(name) != how and _hides(name, value)) or name in redefined
+        # (Every name asked for is one the tests read as a global.)
         if hides:
-            if used is None:
-                used = _globals_loaded(codes)
-            if name in used:
-                _flag("shadowed-name")
-                if strict:
-                    if name not in builtins.__dict__:
-                        module = _module(name)
-                        if module is not None:
-                            namespace[name] = module
-                    continue
+            _flag("shadowed-name")
+            if strict:
+                if name not in builtins.__dict__:
+                    module = _module(name)
+                    if module is not None:
+                        namespace[name] = module
+                continue
         namespace[name] = value

@@ -134,13 +134,7 @@ impl ForkServer {
         #[cfg(not(target_os = "linux"))]
         let setup = ChildSetup::server(limits, confine);
         let args = ["serve", role.word()];
-        let child =
-            spawn::start_harness(python, &args, home.path(), setup, Some(theirs)).map_err(|e| {
-                SandboxError::Spawn(io::Error::new(
-                    e.kind(),
-                    format!("{}: {e}", python.executable.display()),
-                ))
-            })?;
+        let child = spawn::start_harness(python, &args, home.path(), setup, Some(theirs))?;
         sys::set_nonblocking(ours.as_raw_fd());
         let server = ForkServer {
             pid: child.pid,

@@ -192,12 +192,7 @@ fn start_fresh(
     if !place.tmpfs {
         setup = setup.with_disk(limits, &own);
     }
-    let child = spawn::start_harness(python, &[], &own, setup, None).map_err(|e| {
-        SandboxError::Spawn(io::Error::new(
-            e.kind(),
-            format!("{}: {e}", python.executable.display()),
-        ))
-    })?;
+    let child = spawn::start_harness(python, &[], &own, setup, None)?;
     Ok(Started {
         exit: Exit::Child {
             pid: child.pid,

@@ -44,7 +44,8 @@ fn environment(dir: &Path) -> [(&'static str, OsString); 6] {
 }
 
 /// Starts `python` on the harness (`-c` program, then `args`) in `dir`, with
-/// `setup` applied in the child, and registers it with the reaper. Its stdin
+/// `setup` applied in the child, and registers it with the reaper. An error
+/// names the interpreter. Its stdin
 /// is `stdin` when given (a fork server's socket), else a pipe whose other
 /// end is returned.
 pub(super) fn start_harness(
@@ -78,7 +79,8 @@ pub(super) fn start_harness(
             fork_exec(&python.executable, &argv, dir, setup, child_ends)
         },
         |&pid| pid,
-    )?;
+    )
+    .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", python.executable.display())))?;
     Ok(Started {
         pid,
         stdin: stdin_w,
