@@ -187,7 +187,7 @@ fn start_fresh(
     let confine = confinement(limits, python, &own, false)?;
     let mut setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine);
     if !place.grouped {
-        setup = setup.in_group(thread_group(limits)?);
+        setup = setup.in_group(super::workspace::candidate_group(limits)?);
     }
     if !place.tmpfs {
         setup = setup.with_disk(limits, &own);
@@ -203,37 +203,6 @@ fn start_fresh(
         stderr: child.stderr,
         dir: Some(dir),
     })
-}
-
-/// The `cgroup.procs` of this thread's pids group, made on first use and kept
-/// for the thread's next candidates (each is reaped, group and all, before
-/// the next starts); `None` where there are no such groups or no bound.
-fn thread_group(limits: &Limits) -> Result<Option<std::os::fd::RawFd>, SandboxError> {
-    #[cfg(target_os = "linux")]
-    {
-        use super::confine::Group;
-        thread_local! {
-            static GROUP: std::cell::RefCell<Option<(u64, Group)>> = const { std::cell::RefCell::new(None) };
-        }
-        let Some(max) = limits.threads else {
-            return Ok(None);
-        };
-        GROUP.with_borrow_mut(|slot| {
-            if slot.as_ref().is_none_or(|(m, _)| *m != max) {
-                *slot = None;
-                match Group::new(max) {
-                    None => return Ok(None),
-                    Some(group) => *slot = Some((max, group.map_err(SandboxError::Confinement)?)),
-                }
-            }
-            Ok(slot.as_ref().map(|(_, g)| g.procs()))
-        })
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = limits;
-        Ok(None)
-    }
 }
 
 fn lost_server(e: io::Error) -> SandboxError {

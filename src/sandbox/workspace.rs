@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use super::Limits;
+use super::{Limits, SandboxError};
 
 /// What a fresh candidate starting on this thread gets.
 pub(super) struct Place {
@@ -21,6 +21,39 @@ pub(super) struct Place {
     pub tmpfs: bool,
     /// The thread is in the candidate's pids group already.
     pub grouped: bool,
+}
+
+/// Where a candidate joins its pids group itself (cgroup v2, where a thread
+/// cannot join one alone): the `cgroup.procs` of this thread's group, made
+/// on first use and kept for the thread's next candidates (each is reaped,
+/// group and all, before the next starts); `None` where there are no such
+/// groups or no bound.
+pub(super) fn candidate_group(limits: &Limits) -> Result<Option<std::os::fd::RawFd>, SandboxError> {
+    #[cfg(target_os = "linux")]
+    {
+        use super::confine::Group;
+        thread_local! {
+            static GROUP: std::cell::RefCell<Option<(u64, Group)>> = const { std::cell::RefCell::new(None) };
+        }
+        let Some(max) = limits.threads else {
+            return Ok(None);
+        };
+        GROUP.with_borrow_mut(|slot| {
+            if slot.as_ref().is_none_or(|(m, _)| *m != max) {
+                *slot = None;
+                match Group::new(max) {
+                    None => return Ok(None),
+                    Some(group) => *slot = Some((max, group.map_err(SandboxError::Confinement)?)),
+                }
+            }
+            Ok(slot.as_ref().map(|(_, g)| g.procs()))
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = limits;
+        Ok(None)
+    }
 }
 
 /// The thread's workspace for `limits`, made on first use.
