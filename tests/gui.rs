@@ -392,6 +392,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     flags: Vec::new(),
                     fault: None,
                     rechecks: Vec::new(),
+                    failure: None,
                 }),
             }
         })

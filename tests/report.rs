@@ -25,6 +25,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         flags: Vec::new(),
         fault: None,
         rechecks: Vec::new(),
+        failure: None,
     }
 }
 

@@ -257,23 +257,27 @@ def _call(target, args, kwargs, what):
     return _outcome(_exchange(["call", target, trees, kw], what), args, kwargs, what)
 
 
-def _compiled_assertion(source):
-    """The code of one assertion; its source when it does not compile (so
-    that it fails when it runs, with the compiler's error)."""
+def _assertion_step(name, source):
+    """One assertion's step: an expression runs as an assert of it."""
     try:
         _compile(source, "<assertion>", "eval")
-    except _SyntaxError:
-        return _compiled(source, "<assertion>")
     except _BaseException:
-        return source
-    return _compiled("assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE), "<assertion>")
+        return _step(name, source, "<assertion>", 0)
+    return _step(name, "assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE), "<assertion>", 1)
 
 
-def _compiled(source, filename):
-    try:
-        return _compile(source, filename, "exec")
-    except _BaseException:
-        return source
+def _step(name, source, filename, offset):
+    """(name, code, file name, its text, lines the judge put before the
+    task's own text): the code with its asserts rewritten to explain a
+    failure (explain.py), or as it is, or its text when it does not compile
+    (so that it fails when it runs, with the compiler's error)."""
+    code = _rewritten(source, filename, "exec", offset)
+    if code is None:
+        try:
+            code = _compile(source, filename, "exec")
+        except _BaseException:
+            code = source
+    return (name, code, filename, source, offset)
 
 
 # What the judge makes of a task's own text (its setup, reference program and
@@ -291,10 +295,10 @@ def _task_of(fields):
     if task is None:
         steps = []
         if fields[0]:
-            steps.append(("s", _compiled(fields[0], "<setup>")))
+            steps.append(_step("s", fields[0], "<setup>", 0))
         for i, source in enumerate(fields[5:]):
-            steps.append(("a" + _str(i + 1), _compiled_assertion(source)))
-        names = _requested([code for _, code in steps])
+            steps.append(_assertion_step("a" + _str(i + 1), source))
+        names = _requested([step[1] for step in steps])
         under_test = _under_test(fields[5:])
         helpers = _given_helpers(fields[4], under_test)
         task = (steps, names, _top_level(fields[2]), under_test, helpers)
@@ -313,6 +317,7 @@ def _judge(fields):
     steps, names, reference, under_test, helpers = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}
     namespace.update(helpers)
+    namespace.update(_EXPLAIN_NAMES)
     try:
         # Asked before the program's state arrives: one round trip less.
         # (A program that did not run has sent its state and gone: the state
@@ -333,11 +338,13 @@ def _judge(fields):
         _record("lost", _lost)
         return _finish()
     stopped = False
-    for name, code in steps:
+    setup = steps[0] if steps and steps[0][0] == "s" else None
+    for step in steps:
+        name = step[0]
         if stopped:
             _record("step", name + " skip")
             continue
-        result = _run_step(name, code, namespace)
+        result = _run_step(step, setup, namespace)
         _record("step", name + " " + result)
         if result != "ok" and (name == "s" or result in ("memory", "lost")):
             stopped = True
@@ -384,8 +391,10 @@ def _program_state(state, program):
     _lose("malformed (the program's state)", lambda: "the program's top level")
 
 
-def _run_step(name, code, namespace):
+def _run_step(step, setup, namespace):
+    name, code = step[0], step[1]
     _decided[0] = _decided[1] = False
+    _begin_assert(None)
     try:
         _exec(code, namespace)
         result = "ok"
@@ -400,6 +409,7 @@ def _run_step(name, code, namespace):
         else:
             why = _describe(exc)
         _record("detail", name + " " + why)
+        _record_failure(name, exc, step, setup)
     if _lost is not None:
         return "lost"
     # A pass that an operation on one of the candidate's objects took part in
@@ -411,6 +421,21 @@ def _run_step(name, code, namespace):
     elif result == "ok" and name != "s" and _decided[0]:
         _flag("candidate-decided")
     return result
+
+
+def _record_failure(name, exc, step, setup):
+    """The `failure` note of step `name` (explain.py): what the test saw."""
+    sources = {step[2]: (step[3], step[4])}
+    if setup is not None and setup is not step:
+        sources[setup[2]] = (setup[3], 0)
+    try:
+        import json
+
+        failure = _failure(exc, sources)
+        if failure:
+            _record("failure", name + " " + json.dumps(failure))
+    except _BaseException:
+        pass
 
 
 def _finish():

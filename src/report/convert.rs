@@ -185,6 +185,7 @@ impl RunFile {
                         flags: row.flags.clone(),
                         fault: row.fault,
                         rechecks: row.rechecks.clone(),
+                        failure: row.failure.clone(),
                     }),
                 }
             })
@@ -222,5 +223,6 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         flags: r.flags.clone(),
         fault: r.fault,
         rechecks: r.rechecks.clone(),
+        failure: r.failure.clone(),
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::sandbox::{Fault, Outcome, Timing};
+use crate::sandbox::{Failure, Fault, Outcome, Timing};
 use crate::spec::SkippedTask;
 
 /// The `format` value of run files this version writes and reads.
@@ -189,6 +189,9 @@ pub struct CandidateRow {
     /// Outcomes of the rechecks, after the first run's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rechecks: Vec<Outcome>,
+    /// Why it failed, as the judge saw it (see [`Failure`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
 }
 
 /// One task as saved.

@@ -7,6 +7,7 @@ mod cancel;
 mod capture;
 pub mod confine;
 mod disk;
+mod failure;
 pub mod flags;
 mod forkserver;
 mod interpreter;
@@ -28,6 +29,7 @@ mod workspace;
 use std::time::Duration;
 
 pub use cancel::CancelToken;
+pub use failure::Failure;
 pub use forkserver::PRELOADED_MODULES;
 pub use interpreter::Interpreter;
 pub use namespaces::{DISK_ENTRIES, disk_isolation, network_isolation};
@@ -69,6 +71,7 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/judge.py"),
+    include_str!("../../assets/harness/explain.py"),
     include_str!("../../assets/harness/proxies.py"),
     include_str!("../../assets/harness/names.py"),
     include_str!("../../assets/harness/server.py"),
@@ -202,6 +205,10 @@ pub struct CandidateResult {
     /// The outcomes of the rechecks (`run --recheck N`), after the first run's.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rechecks: Vec<Outcome>,
+    /// Why it failed, as the judge saw it (the first failing assertion, or
+    /// the program's own exception).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
 }
 
 /// Who is at fault when a candidate could not be judged on its code.
@@ -231,6 +238,7 @@ impl CandidateResult {
             flags: Vec::new(),
             fault: None,
             rechecks: Vec::new(),
+            failure: None,
         }
     }
 

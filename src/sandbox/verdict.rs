@@ -11,7 +11,7 @@ use super::job::Job;
 use super::limits;
 use super::supervise::{Observed, Side};
 use super::wire::{self, Report, Step};
-use super::{CandidateResult, Limits, Outcome, Timing};
+use super::{CandidateResult, Failure, Limits, Outcome, Timing};
 
 /// Host clock stamps around one candidate (monotonic ns) and its wall time.
 pub(super) struct Times {
@@ -46,6 +46,7 @@ pub(super) fn interpret(
         flags: report.flags.clone(),
         fault: None,
         rechecks: Vec::new(),
+        failure: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
     if observed.overflow {
@@ -98,7 +99,10 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
     match report.step("c") {
         Some(Step::Ok) => {}
         Some(Step::Memory) => return result.detail = "memory limit".into(),
-        Some(Step::Fail) => return result.detail = failed("c", "the code raised an exception"),
+        Some(Step::Fail) => {
+            result.failure = report.failure("c").and_then(|f| Failure::from_judge(f, None));
+            return result.detail = failed("c", "the code raised an exception");
+        }
         Some(Step::Lost) => return,
         _ => return result.detail = "the judge's verdict is incomplete".into(),
     }
@@ -107,6 +111,7 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
             Some(Step::Ok) => {}
             Some(Step::Memory) => return result.detail = "test setup failed: memory limit".into(),
             Some(Step::Fail) => {
+                result.failure = report.failure("s").and_then(|f| Failure::from_judge(f, None));
                 return result.detail = format!("test setup failed: {}", failed("s", "error"));
             }
             Some(Step::Lost) => return,
@@ -129,6 +134,9 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
     let passed = per.iter().filter(|p| **p).count();
     if let Some(first) = per.iter().position(|p| !p) {
         let step = format!("a{}", first + 1);
+        result.failure = report
+            .failure(&step)
+            .and_then(|f| Failure::from_judge(f, Some(first as u32 + 1)));
         result.outcome = Outcome::AssertionFail;
         result.detail = format!(
             "assertion {} failed: {}",

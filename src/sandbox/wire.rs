@@ -34,7 +34,9 @@
 //! program names, standard-library objects and modules by name).
 //!
 //! **Judge → host** (descriptor 3 of the judge, a pipe only the judge holds):
-//! the verdict as notes `@<kind> <length>\n<text>`, parsed by [`parse`].
+//! the verdict as notes `@<kind> <length>\n<text>`, parsed by [`parse`]; a
+//! `failure` note is a step's name and a JSON object of the run file's
+//! `failure` keys (see [`super::failure::Failure`]).
 
 use super::{Interpreter, Limits};
 use crate::plan::Program;
@@ -139,6 +141,9 @@ pub(super) struct Report {
     pub steps: Vec<(String, Step)>,
     /// Why each failed step failed, by step name.
     pub details: Vec<(String, String)>,
+    /// What the tests saw when each failed step failed (JSON, explain.py),
+    /// by step name.
+    pub failures: Vec<(String, String)>,
     /// The flags the judge raised.
     pub flags: Vec<String>,
     /// How and when the candidate process stopped answering.
@@ -161,6 +166,14 @@ impl Report {
             .map_or("", |(_, d)| d.as_str())
     }
 
+    /// What the tests saw when step `name` failed, if the judge said.
+    pub fn failure(&self, name: &str) -> Option<&str> {
+        self.failures
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| f.as_str())
+    }
+
     /// Whether the judge finished.
     pub fn ended(&self) -> bool {
         self.end_ns.is_some()
@@ -169,6 +182,9 @@ impl Report {
 
 /// Most characters of a detail the host keeps.
 pub(super) const DETAIL_MAX: usize = 16 * 1024;
+/// Most characters of a failure record the host reads (its values are
+/// bounded one by one when it is read: `failure.rs`).
+const FAILURE_MAX: usize = 64 * 1024;
 
 /// Reads the judge's notes; stops at the first byte that is not one.
 pub(super) fn parse(data: &[u8]) -> Report {
@@ -177,8 +193,9 @@ pub(super) fn parse(data: &[u8]) -> Report {
     while let Some((kind, text, used)) = note(&data[pos..]) {
         pos += used;
         let mut text = String::from_utf8_lossy(text).into_owned();
-        if text.len() > DETAIL_MAX {
-            let cut = (0..=DETAIL_MAX).rev().find(|&i| text.is_char_boundary(i));
+        let max = if kind == "failure" { FAILURE_MAX } else { DETAIL_MAX };
+        if text.len() > max {
+            let cut = (0..=max).rev().find(|&i| text.is_char_boundary(i));
             text.truncate(cut.unwrap_or(0));
         }
         let (name, rest) = text.split_once(' ').unwrap_or((&text, ""));
@@ -201,6 +218,9 @@ pub(super) fn parse(data: &[u8]) -> Report {
             }
             "detail" if !report.details.iter().any(|(n, _)| n == name) => {
                 report.details.push((name.to_owned(), rest.to_owned()));
+            }
+            "failure" if !report.failures.iter().any(|(n, _)| n == name) => {
+                report.failures.push((name.to_owned(), rest.to_owned()));
             }
             "flag" => super::flags::add_flag(&mut report.flags, &text),
             "lost" => report.lost = Some(text),

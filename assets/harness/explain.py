@@ -1,0 +1,262 @@
+# --- why an assertion failed ---------------------------------------------------
+#
+# The judge compiles the tests' code rewritten, as pytest rewrites asserts:
+# each `assert` first names itself (`__execscope_assert__(info)`), and each
+# comparison operand, call, attribute, subscript and name it evaluates goes
+# through `__execscope_note__(i, value)`, which keeps the value and returns
+# it. Nothing is evaluated twice or in another order, and `and`, `or` and
+# chained comparisons still stop where they stop. When a step fails, the
+# notes of the assert that was running say why: its line and text, the
+# operator, both operands, every subexpression's value, and the first place
+# two data values differ. Showing a value asks the candidate nothing: a
+# handle shows its type.
+
+_VALUE_MAX = 2048
+_WHERE_MAX = 8
+# The running assert: (line, end line, text, op, left note, right note,
+# ((note, expression text), ...)) and its notes so far.
+_assert_now = [None]
+_notes = {}
+
+
+def _note(i, value):
+    _notes[i] = value
+    return value
+
+
+def _begin_assert(info):
+    _assert_now[0] = info
+    _notes.clear()
+
+
+_EXPLAIN_NAMES = {"__execscope_note__": _note, "__execscope_assert__": _begin_assert}
+
+
+def _rewritten(source, filename, mode, line_offset):
+    """The code of `source` with its asserts rewritten (see above), or None
+    when it cannot be (the caller compiles it as it is)."""
+    import ast
+
+    try:
+        tree = ast.parse(source, filename, mode)
+    except _BaseException:
+        return None
+    ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+           ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+    opaque = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Constant)
+
+    def text_of(node):
+        try:
+            return ast.get_source_segment(source, node) or ast.unparse(node)
+        except _BaseException:
+            return "?"
+
+    class Rewriter(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            self.where = []
+            test = self.wrap(node.test)
+            op = left = right = None
+            if _isinstance(node.test, ast.Compare) and _len(node.test.ops) == 1:
+                op = ops.get(_type(node.test.ops[0]))
+                left, right = test.left.args[0].value, test.comparators[0].args[0].value
+            line = max(1, node.lineno - line_offset)
+            info = (line, node.end_lineno - line_offset, text_of(node.test), op, left, right, tuple(self.where))
+            begin = ast.Expr(ast.Call(ast.Name("__execscope_assert__", ast.Load()), [ast.Constant(info)], []))
+            return [ast.copy_location(begin, node), ast.copy_location(ast.Assert(test, node.msg), node)]
+
+        def wrap(self, node, operand=False):
+            """`node` with its parts noted; itself noted too if it is an
+            operand of a comparison, a call, attribute, subscript or name."""
+            if _isinstance(node, opaque):
+                pass
+            elif _isinstance(node, ast.Call):
+                if _isinstance(node.func, ast.Attribute):
+                    node.func.value = self.wrap(node.func.value)
+                node.args = [self.wrap(a) for a in node.args]
+                for k in node.keywords:
+                    k.value = self.wrap(k.value)
+            elif _isinstance(node, ast.Compare):
+                node.left = self.wrap(node.left, True)
+                node.comparators = [self.wrap(c, True) for c in node.comparators]
+            else:
+                for field, value in ast.iter_fields(node):
+                    if _isinstance(value, ast.expr) and field != "ctx":
+                        setattr(node, field, self.wrap(value))
+                    elif _isinstance(value, list):
+                        setattr(node, field, [self.wrap(v) if _isinstance(v, ast.expr) else v for v in value])
+            named = _isinstance(node, (ast.Call, ast.Attribute, ast.Subscript, ast.Name))
+            if (named and _isinstance(getattr(node, "ctx", ast.Load()), ast.Load)) or operand:
+                i = _len(self.where)
+                self.where.append((i, text_of(node) if named else ""))
+                call = ast.Call(ast.Name("__execscope_note__", ast.Load()), [ast.Constant(i), node], [])
+                return ast.copy_location(call, node)
+            return node
+
+    try:
+        tree = ast.fix_missing_locations(Rewriter().visit(tree))
+        return _compile(tree, filename, mode)
+    except _BaseException:
+        return None
+
+
+def _failure(exc, sources):
+    """What the judge knows of why a step failed with `exc`: a dict of the
+    run file's `failure` keys (src/sandbox/wire.rs), all but `assertion`.
+    `sources` maps each file name of the tests' code to its text and how
+    many lines the judge put before it."""
+    out = {}
+    line = source = None
+    tb = exc.__traceback__
+    while tb is not None:
+        where = sources.get(tb.tb_frame.f_code.co_filename)
+        if where is not None:
+            source, offset = where
+            line = max(1, tb.tb_lineno - offset)
+        tb = tb.tb_next
+    info = _assert_now[0]
+    if info is not None and line is not None and not info[0] <= line <= info[1]:
+        info = None
+    ours = _type(exc) is AssertionError and info is not None
+    if info is not None:
+        line, end, out["text"], op, left, right, where = info
+        if op is not None and left in _notes and right in _notes:
+            out["op"] = op
+            out["left"], out["right"] = _shown(_notes[left]), _shown(_notes[right])
+            difference = _difference(_notes[left], _notes[right]) if op == "==" else None
+            if difference:
+                out["difference"] = difference
+        shown = [[text, _shown(_notes[i])] for i, text in where if text and i in _notes and _worth_showing(_notes[i])]
+        if shown:
+            out["where"] = shown[-_WHERE_MAX:]
+    elif line is not None:
+        lines = source.split("\n")[offset:]
+        if 0 < line <= _len(lines):
+            out["text"] = lines[line - 1].strip()[:_VALUE_MAX]
+    if line is not None:
+        out["line"] = line
+    if ours:
+        if exc.args and exc.args != (_EXPRESSION_IS_FALSE,):
+            out["message"] = _bounded(_str(exc.args[0]) if _len(exc.args) == 1 else _str(exc.args))
+    else:
+        out["exception"] = _bounded(_type(exc).__name__ + (": " + _str(exc) if _str(exc) else ""))
+        program_line = getattr(exc, "_execscope_line", None)
+        if _type(program_line) is int:
+            out["program_line"] = program_line
+    return out
+
+
+def _worth_showing(v):
+    """A value a reader learns from (not a function, class or module)."""
+    t = _type(v)
+    return t is _Handle or not (t is _Proxy or callable(v) or t is _type(sys))
+
+
+def _bounded(text):
+    if _len(text) <= _VALUE_MAX:
+        return text
+    half = _VALUE_MAX // 2 - 10
+    return text[:half] + " ... " + text[-half:]
+
+
+def _shown(v):
+    """`v` as bounded text, asking the candidate nothing."""
+    try:
+        return _bounded(_text(v, 0))
+    except _BaseException:
+        return "<" + _type(v).__name__ + ">"
+
+
+_SHOWN_ITEMS = 40
+
+
+def _text(v, depth):
+    t = _type(v)
+    if t is _Handle:
+        return "<" + object.__getattribute__(v, "_type") + " object>"
+    if t is _Proxy:
+        return "<" + object.__getattribute__(v, "_name") + " of the program>"
+    if depth > 20:
+        return "..."
+    if t is str or t is bytes:
+        return repr(v if _len(v) <= _VALUE_MAX else v[: _VALUE_MAX // 2] + v[-(_VALUE_MAX // 2) :])
+    if t is int and v.bit_length() > 4000:
+        return "<int of " + _str(v.bit_length()) + " bits>"
+    if _isinstance(v, (list, tuple, set, frozenset)):
+        items = list(v)
+        parts = [_text(x, depth + 1) for x in _middle_out(items)]
+        if _len(items) > _SHOWN_ITEMS:
+            parts.insert(_SHOWN_ITEMS // 2, "... " + _str(_len(items) - _SHOWN_ITEMS) + " more ...")
+        inner = ", ".join(parts)
+        if t is list:
+            return "[" + inner + "]"
+        if t is tuple:
+            return "(" + inner + ("," if _len(items) == 1 else "") + ")"
+        if not items and t in (set, frozenset):
+            return t.__name__ + "()"
+        return ("{" + inner + "}") if t is set else t.__name__ + "({" + inner + "})"
+    if _isinstance(v, dict):
+        keys = list(v)
+        parts = [_text(k, depth + 1) + ": " + _text(v[k], depth + 1) for k in _middle_out(keys)]
+        if _len(keys) > _SHOWN_ITEMS:
+            parts.insert(_SHOWN_ITEMS // 2, "... " + _str(_len(keys) - _SHOWN_ITEMS) + " more ...")
+        inner = "{" + ", ".join(parts) + "}"
+        return inner if t is dict else t.__name__ + "(" + inner + ")"
+    if t.__module__ == "collections" and t.__name__ == "deque":
+        return "deque(" + _text(list(v), depth + 1) + ")"
+    return repr(v)
+
+
+def _middle_out(items):
+    if _len(items) <= _SHOWN_ITEMS:
+        return items
+    return items[: _SHOWN_ITEMS // 2] + items[-(_SHOWN_ITEMS // 2) :]
+
+
+def _plain(v, depth=0):
+    """Whether `v` is data all through (no handle or proxy inside), so that
+    comparing it runs only the judge's own code."""
+    t = _type(v)
+    if t in (str, bytes, int, float, bool, complex, _type(None)):
+        return True
+    if depth > 20 or t is _Handle or t is _Proxy:
+        return False
+    if t in (list, tuple, set, frozenset):
+        return all(_plain(x, depth + 1) for x in v)
+    if t is dict:
+        return all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
+    return False
+
+
+def _difference(left, right):
+    """Where two data values first differ, in words; None when that cannot
+    be said without running anything but the judge's code."""
+    if not (_plain(left) and _plain(right)) or left == right:
+        return None
+    tl, tr = _type(left), _type(right)
+    if tl is not tr and not (tl in (int, float) and tr in (int, float)):
+        return tl.__name__ + " != " + tr.__name__
+    if tl in (str, bytes, list, tuple):
+        for i, (a, b) in enumerate(zip(left, right)):
+            if a != b:
+                return "index " + _str(i) + ": " + _shown(a) + " != " + _shown(b)
+        n = min(_len(left), _len(right))
+        if _len(left) > n:
+            return "index " + _str(n) + ": " + _shown(left[n]) + " extra"
+        return "index " + _str(n) + ": " + _shown(right[n]) + " missing"
+    if tl in (set, frozenset):
+        parts = []
+        if left - right:
+            parts.append("extra " + _shown(set(left - right)))
+        if right - left:
+            parts.append("missing " + _shown(set(right - left)))
+        return "; ".join(parts)
+    if tl is dict:
+        for k in left:
+            if k not in right:
+                return "key " + _shown(k) + " extra"
+            if left[k] != right[k]:
+                return "key " + _shown(k) + ": " + _shown(left[k]) + " != " + _shown(right[k])
+        for k in right:
+            if k not in left:
+                return "key " + _shown(k) + " missing"
+    return None
