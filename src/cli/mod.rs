@@ -4,6 +4,7 @@ mod calibrate;
 mod compare;
 mod load;
 mod run;
+mod show;
 mod summary;
 
 use std::path::PathBuf;
@@ -58,6 +59,16 @@ pub enum Command {
         /// The ks to report, comma-separated [default: 1, 10, 100 where defined].
         #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
         k: Option<Vec<u32>>,
+    },
+    /// Print why candidates of a run failed, in doctest's Expected/Got form:
+    /// every candidate of TASK, or one SAMPLE of it.
+    Show {
+        /// The run file.
+        run: PathBuf,
+        /// The task's id (HumanEval/3).
+        task: String,
+        /// The sample index within the task (all of them if left out).
+        sample: Option<usize>,
     },
     /// Compare two run files: pass@k side by side, the paired difference over
     /// shared tasks with its interval and p-value, improved and regressed tasks.
@@ -203,6 +214,10 @@ pub struct RunArgs {
     /// Write a Markdown summary (outcomes, mean score, pass@k, per task) here.
     #[arg(long, value_name = "SUMMARY.md")]
     pub markdown: Option<PathBuf>,
+    /// Write the failure causes (every non-passing candidate grouped by why
+    /// it failed, by count) as CSV here.
+    #[arg(long, value_name = "CAUSES.csv")]
+    pub causes_csv: Option<PathBuf>,
     /// The ks to report, comma-separated [default: 1, 10, 100 where defined].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<Vec<u32>>,
@@ -244,6 +259,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
             compare::compare(&a, &b, csv.as_deref(), json.as_deref())
         }
         Some(Command::Merge { parts, output, k }) => summary::merge(&parts, &output, k.as_deref()),
+        Some(Command::Show { run, task, sample }) => show::show(&run, &task, sample),
         None => desktop(cli),
     }
 }

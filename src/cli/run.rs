@@ -26,6 +26,7 @@ fn planned_outputs(args: &RunArgs) -> Vec<(Export, PathBuf)> {
         (Export::SummaryCsv, &args.summary_csv),
         (Export::HumanEvalResults, &args.results_jsonl),
         (Export::Markdown, &args.markdown),
+        (Export::CausesCsv, &args.causes_csv),
     ]
     .into_iter()
     .filter_map(|(export, path)| path.clone().map(|p| (export, p)))

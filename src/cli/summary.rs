@@ -84,6 +84,33 @@ pub fn print(
         writeln!(out)?;
         writeln!(out, "warning: {line}")?;
     }
+    print_causes(&mut out, store)
+}
+
+/// The five most common failure causes, with their share of the failures.
+fn print_causes(out: &mut impl Write, store: &Store) -> std::io::Result<()> {
+    let causes = store.causes();
+    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    if failures == 0 {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "top failure causes ({} causes of {failures} failures):",
+        causes.len()
+    )?;
+    for c in causes.iter().take(5) {
+        writeln!(
+            out,
+            "{:>6} {:>5.1}% {:>4} task{}  {}",
+            c.candidates,
+            100.0 * c.candidates as f64 / failures as f64,
+            c.tasks,
+            if c.tasks == 1 { " " } else { "s" },
+            c.signature
+        )?;
+    }
     Ok(())
 }
 

@@ -79,5 +79,6 @@ pub fn export_label(export: Export) -> &'static str {
         Export::Markdown => "Markdown summary…",
         Export::Changes => "Changes CSV…",
         Export::CompareJson => "Comparison (JSON)…",
+        Export::CausesCsv => "Failure causes (CSV)…",
     }
 }

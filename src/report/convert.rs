@@ -92,6 +92,7 @@ impl RunFile {
                 flagged: 0,
                 flags: BTreeMap::new(),
                 caveats: Default::default(),
+                causes: Vec::new(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
@@ -132,6 +133,7 @@ impl RunFile {
             flagged: summary.flagged,
             flags: summary.flags,
             caveats: summary.caveats,
+            causes: store.causes(),
             ..self.summary
         };
         self

@@ -1,13 +1,13 @@
 //! CSV exports (RFC 4180 through the `csv` crate): one row per candidate (its
-//! flags space-separated in the last column), one
-//! row per task with a pass@k column for each requested k, and one row per k
-//! for the data set (pass@k with its 95% interval).
+//! flags space-separated, then why it failed in a line), one row per task
+//! with a pass@k column for each requested k, one row per k for the data set
+//! (pass@k with its 95% interval), and one row per failure cause.
 
 use super::ExportError;
 use crate::store::Store;
 
 /// Column names of the per-candidate CSV.
-pub const CANDIDATE_COLUMNS: [&str; 10] = [
+pub const CANDIDATE_COLUMNS: [&str; 11] = [
     "task_id",
     "sample",
     "outcome",
@@ -18,6 +18,7 @@ pub const CANDIDATE_COLUMNS: [&str; 10] = [
     "detail",
     "per_assertion",
     "flags",
+    "failure",
 ];
 
 /// The bytes of a CSV filled by `fill`.
@@ -52,6 +53,7 @@ pub fn candidates_csv(store: &Store) -> Result<Vec<u8>, ExportError> {
                 r.detail.clone(),
                 marks,
                 r.flags.join(" "),
+                r.failure.as_ref().map(|f| f.summary()).unwrap_or_default(),
             ])?;
         }
         Ok(())
@@ -104,6 +106,36 @@ pub fn summary_csv(store: &Store, ks: &[usize]) -> Result<Vec<u8>, ExportError> 
                 format!("{lo:.4}"),
                 format!("{hi:.4}"),
                 tasks.to_string(),
+            ])?;
+        }
+        Ok(())
+    })
+}
+
+/// The failure causes, by count: signature, outcome, candidates, tasks, share
+/// of the failures, and an example (task id and sample).
+pub fn causes_csv(store: &Store) -> Result<Vec<u8>, ExportError> {
+    let causes = store.causes();
+    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    to_bytes(|w| {
+        w.write_record([
+            "signature",
+            "outcome",
+            "candidates",
+            "tasks",
+            "share",
+            "example_task_id",
+            "example_sample",
+        ])?;
+        for c in &causes {
+            w.write_record([
+                c.signature.clone(),
+                c.outcome.as_str().to_owned(),
+                c.candidates.to_string(),
+                c.tasks.to_string(),
+                format!("{:.4}", c.candidates as f64 / failures.max(1) as f64),
+                c.example.task_id.clone(),
+                c.example.sample.to_string(),
             ])?;
         }
         Ok(())

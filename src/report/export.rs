@@ -59,6 +59,7 @@ struct HumanEvalResults;
 struct Markdown;
 struct Changes;
 struct CompareJson;
+struct CausesCsv;
 
 impl Exporter for CandidatesCsv {
     fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
@@ -110,6 +111,12 @@ impl Exporter for CompareJson {
     }
 }
 
+impl Exporter for CausesCsv {
+    fn render(&self, s: &Source<'_>) -> Result<Vec<u8>, ExportError> {
+        super::causes_csv(s.store)
+    }
+}
+
 /// The exports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Export {
@@ -129,14 +136,17 @@ pub enum Export {
     Changes,
     /// The comparison with a baseline run (paired test included), as JSON.
     CompareJson,
+    /// The failure causes, by count.
+    CausesCsv,
 }
 
 impl Export {
     /// Every export, in menu order.
-    pub const ALL: [Export; 8] = [
+    pub const ALL: [Export; 9] = [
         Export::CandidatesCsv,
         Export::TasksCsv,
         Export::SummaryCsv,
+        Export::CausesCsv,
         Export::RunFile,
         Export::HumanEvalResults,
         Export::Markdown,
@@ -155,6 +165,7 @@ impl Export {
             Export::Markdown => &Markdown,
             Export::Changes => &Changes,
             Export::CompareJson => &CompareJson,
+            Export::CausesCsv => &CausesCsv,
         }
     }
 
@@ -169,15 +180,18 @@ impl Export {
             Export::Markdown => "Markdown summary",
             Export::Changes => "changed tasks",
             Export::CompareJson => "comparison",
+            Export::CausesCsv => "failure causes CSV",
         }
     }
 
     /// The file extension.
     pub fn extension(self) -> &'static str {
         match self {
-            Export::CandidatesCsv | Export::TasksCsv | Export::SummaryCsv | Export::Changes => {
-                "csv"
-            }
+            Export::CandidatesCsv
+            | Export::TasksCsv
+            | Export::SummaryCsv
+            | Export::Changes
+            | Export::CausesCsv => "csv",
             Export::RunFile | Export::CompareJson => "json",
             Export::HumanEvalResults => "jsonl",
             Export::Markdown => "md",
@@ -195,6 +209,7 @@ impl Export {
             Export::Markdown => "summary.md",
             Export::Changes => "changes.csv",
             Export::CompareJson => "compare.json",
+            Export::CausesCsv => "causes.csv",
         }
     }
 

@@ -14,7 +14,7 @@ mod runfile;
 
 pub use compare::{Change, Comparison, Figures, TaskDiff};
 pub use convert::RunContext;
-pub use csv_export::{candidates_csv, summary_csv, tasks_csv};
+pub use csv_export::{candidates_csv, causes_csv, summary_csv, tasks_csv};
 pub use export::{Export, Exporter, Outputs, Source, check_writable};
 pub use extra::{human_eval_results, markdown_summary};
 pub use journal::{Journal, read_journal};

@@ -253,6 +253,10 @@ pub struct SummaryRow {
     /// `pass_at_k_flaky_range`).
     #[serde(default)]
     pub caveats: crate::store::Caveats,
+    /// Every non-passing candidate grouped by the cause of its failure, by
+    /// count (see [`crate::store::Cause`]).
+    #[serde(default)]
+    pub causes: Vec<crate::store::Cause>,
 }
 
 fn yes() -> bool {

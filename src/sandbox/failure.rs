@@ -241,6 +241,13 @@ mod tests {
         );
         assert!(Failure::from_judge("{not json", None).is_none());
         let long = format!(r#"{{"left": "{}"}}"#, "x".repeat(10_000));
-        assert_eq!(Failure::from_judge(&long, None).unwrap().left.unwrap().len(), VALUE_MAX);
+        assert_eq!(
+            Failure::from_judge(&long, None)
+                .unwrap()
+                .left
+                .unwrap()
+                .len(),
+            VALUE_MAX
+        );
     }
 }

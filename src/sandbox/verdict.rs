@@ -100,7 +100,9 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         Some(Step::Ok) => {}
         Some(Step::Memory) => return result.detail = "memory limit".into(),
         Some(Step::Fail) => {
-            result.failure = report.failure("c").and_then(|f| Failure::from_judge(f, None));
+            result.failure = report
+                .failure("c")
+                .and_then(|f| Failure::from_judge(f, None));
             return result.detail = failed("c", "the code raised an exception");
         }
         Some(Step::Lost) => return,
@@ -111,7 +113,9 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
             Some(Step::Ok) => {}
             Some(Step::Memory) => return result.detail = "test setup failed: memory limit".into(),
             Some(Step::Fail) => {
-                result.failure = report.failure("s").and_then(|f| Failure::from_judge(f, None));
+                result.failure = report
+                    .failure("s")
+                    .and_then(|f| Failure::from_judge(f, None));
                 return result.detail = format!("test setup failed: {}", failed("s", "error"));
             }
             Some(Step::Lost) => return,

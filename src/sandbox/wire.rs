@@ -193,7 +193,11 @@ pub(super) fn parse(data: &[u8]) -> Report {
     while let Some((kind, text, used)) = note(&data[pos..]) {
         pos += used;
         let mut text = String::from_utf8_lossy(text).into_owned();
-        let max = if kind == "failure" { FAILURE_MAX } else { DETAIL_MAX };
+        let max = if kind == "failure" {
+            FAILURE_MAX
+        } else {
+            DETAIL_MAX
+        };
         if text.len() > max {
             let cut = (0..=max).rev().find(|&i| text.is_char_boundary(i));
             text.truncate(cut.unwrap_or(0));

@@ -2,8 +2,10 @@
 //! per-task statistics and the data-set summary derived from them. The GUI renders
 //! it, the CLI prints it, the exporters write it; a run file rebuilds it.
 
+mod causes;
 mod caveats;
 
+pub use causes::{Cause, CauseExample, general, signature};
 pub use caveats::Caveats;
 
 use std::collections::BTreeMap;

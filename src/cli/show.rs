@@ -1,0 +1,65 @@
+//! `execscope show RUN.json TASK [SAMPLE]`: why candidates failed, in a
+//! terminal, in doctest's Expected/Got form.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+use execscope::report::{CandidateRow, RunFile};
+use execscope::sandbox::Outcome;
+
+use super::BadInput;
+
+pub fn show(run: &Path, task: &str, sample: Option<usize>) -> anyhow::Result<ExitCode> {
+    let file = RunFile::load(run).map_err(|e| BadInput(e.to_string()))?;
+    let rows: Vec<&CandidateRow> = file
+        .candidates
+        .iter()
+        .filter(|c| c.task_id == task && sample.is_none_or(|s| c.sample == s))
+        .collect();
+    if rows.is_empty() {
+        let what = match sample {
+            Some(s) => format!("no sample {s} of task {task:?}"),
+            None => format!("no task {task:?}"),
+        };
+        return Err(BadInput(format!("{}: {what} in the run", run.display())).into());
+    }
+    let mut out = std::io::stdout().lock();
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        write_row(&mut out, row)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_row(out: &mut impl Write, row: &CandidateRow) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} sample {}: {} ({}/{} assertions)",
+        row.task_id,
+        row.sample,
+        row.outcome.as_str(),
+        row.passed,
+        row.total
+    )?;
+    if row.outcome == Outcome::Pass {
+        return Ok(());
+    }
+    match &row.failure {
+        Some(failure) => {
+            for line in failure.lines() {
+                writeln!(out, "  {line}")?;
+            }
+            if let Some(n) = failure.program_line {
+                let text = row.code.lines().nth((n as usize).saturating_sub(1));
+                if let Some(text) = text {
+                    writeln!(out, "  {n:>4} | {}", text.trim_end())?;
+                }
+            }
+        }
+        None => writeln!(out, "  {}", row.detail)?,
+    }
+    Ok(())
+}
