@@ -176,9 +176,11 @@ fn selecting_a_row_shows_code_assertions_output_and_payload() {
 
     harness.get_by_label("Harness payload").click();
     harness.run_steps(2);
+    // (The payload frames each field after its length and a newline; the
+    // failure causes panel names the assertion too, without one.)
     assert!(
         harness
-            .query_by_label_contains("count_vowels('hello') == 2")
+            .query_by_label_contains("\ncount_vowels('hello') == 2")
             .is_some()
     );
 
@@ -680,6 +682,47 @@ fn harness_faults_get_a_banner_and_a_filter() {
     harness.run_steps(2);
     assert_eq!(harness.state().grid.rows.len(), 3);
     harness.get_by_label("Show only harness faults").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 25);
+}
+
+#[test]
+fn a_failure_cause_filters_the_grid_and_the_detail_view_shows_got_and_expected() {
+    let mut harness = finished_demo_run();
+    let causes = harness.state().workbench.derived().causes.clone();
+    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    let outcomes = &harness.state().workbench.derived().summary.outcomes;
+    assert_eq!(
+        failures,
+        25 - outcomes.get(&Outcome::Pass).copied().unwrap_or(0)
+    );
+    // A cause shows only its candidates; again, all. (The panel lists it
+    // below the charts, out of the window here: the click's command.)
+    let cause =
+        "assertion_fail: reverse_words assertion 2 line 1: reverse_words('hello') == 'hello'";
+    harness.get_by_label_contains(cause);
+    harness.state_mut().push(Command::FocusCause(cause.into()));
+    harness.run_steps(2);
+    let rows = harness.state().grid.rows.clone();
+    assert_eq!(rows.len(), 1);
+    let c = &harness.state().workbench.store.candidates[rows[0]];
+    assert_eq!(c.sample, 3);
+    // The grid's detail column says what it returned and what was expected.
+    harness
+        .get_by_label("reverse_words('hello') returned 'olleh'; expected 'hello'")
+        .click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.selected, Some(rows[0]));
+    harness.get_by_label("Assertions").click();
+    harness.run_steps(2);
+    harness.get_by_label("Assertion 2 failed at line 1");
+    harness.get_by_label("Got");
+    harness.get_by_label("Expected");
+    harness.get_by_label("First difference: index 0: 'o' != 'h'");
+    if required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
+        harness.snapshot("failure_detail");
+    }
+    harness.state_mut().push(Command::FocusCause(cause.into()));
     harness.run_steps(2);
     assert_eq!(harness.state().grid.rows.len(), 25);
 }

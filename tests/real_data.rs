@@ -61,6 +61,26 @@ fn run(tasks: &Path, gens: Option<&Path>, timeout: Duration, fast_start: bool) -
         })
         .collect();
     assert!(flagged.is_empty(), "flagged: {flagged:#?}");
+    // Why it failed: a passing candidate has no failure; a failed assertion
+    // has its line and, where that line is a comparison, both operands.
+    for c in &done.store.candidates {
+        let r = c.result.as_ref().unwrap();
+        let id = format!("{} #{}", done.store.task_id(c), c.sample);
+        match r.outcome {
+            Outcome::Pass => assert!(r.failure.is_none(), "{id}: {:?}", r.failure),
+            Outcome::AssertionFail => {
+                let f = r
+                    .failure
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{id}: no failure"));
+                assert!(f.line.is_some() && f.text.is_some(), "{id}: {f:?}");
+                if f.op.is_some() {
+                    assert!(f.left.is_some() && f.right.is_some(), "{id}: {f:?}");
+                }
+            }
+            _ => {}
+        }
+    }
     done.store
 }
 
@@ -125,6 +145,24 @@ fn rexgavsie_samples_match_the_official_pass_at_k_in_both_modes() {
     // Fast start: the same verdict for every one of the 1640 samples.
     let fast = run(&tasks, Some(&gens), Duration::from_secs(3), true);
     assert_eq!(verdicts(&fast), verdicts(&store));
+    // The same failing lines in both modes (values may hold addresses), and
+    // every failure in exactly one cause.
+    let failures = |s: &Store| -> Vec<_> {
+        s.candidates
+            .iter()
+            .map(|c| {
+                let f = c.result.as_ref().unwrap().failure.clone();
+                f.map(|f| (f.line, f.text, f.op))
+            })
+            .collect()
+    };
+    assert!(failures(&fast) == failures(&store));
+    let causes = store.causes();
+    assert_eq!(
+        causes.iter().map(|c| c.candidates).sum::<usize>(),
+        1640 - 1078
+    );
+    assert!(causes[0].signature.contains("NameError"), "{:?}", causes[0]);
     let f = fast.summary(&[1, 10]);
     assert_eq!(
         (f.pass_at_k[&1], f.pass_at_k[&10]),

@@ -57,11 +57,24 @@ fn fixed_store() -> Store {
             cand(
                 0,
                 1,
-                result(
-                    Outcome::AssertionFail,
-                    &[true, false],
-                    "assertion 2 failed: expression is false",
-                ),
+                CandidateResult {
+                    failure: Some(execscope::sandbox::Failure {
+                        assertion: Some(2),
+                        line: Some(1),
+                        text: Some("f(2) == [1, 2]".into()),
+                        op: Some("==".into()),
+                        left: Some("[1]".into()),
+                        right: Some("[1, 2]".into()),
+                        difference: Some("index 1: 2 missing".into()),
+                        where_: vec![("f(2)".into(), "[1]".into())],
+                        ..Default::default()
+                    }),
+                    ..result(
+                        Outcome::AssertionFail,
+                        &[true, false],
+                        "assertion 2 failed: expression is false",
+                    )
+                },
             ),
             cand(
                 1,

@@ -10,6 +10,7 @@
 //!   exits, forked children.
 //! - `readers`: the lesson-70 validator, HumanEval/MBPP/generation readers, bad files.
 //! - `engine`: worker-count independence, cancellation, events.
+//! - `explain`: why it failed (the rewritten asserts' values, lines, exceptions).
 //! - `faststart`: fast start against fresh interpreters, server death, host death.
 //! - `report`: run-file round trip and golden CSVs.
 //! - `cli`: the `execscope` binary end to end.
@@ -38,6 +39,7 @@ mod confinement;
 mod containment;
 mod denylist;
 mod engine;
+mod explain;
 mod faststart;
 #[cfg(feature = "gui")]
 mod gui;

@@ -131,6 +131,7 @@ pub fn run_both(program: &Program, limits: &Limits, timeout: Duration) -> Candid
             r.per_assertion.clone(),
             r.detail.clone(),
             r.flags.clone(),
+            r.failure.clone(),
         )
     };
     assert_eq!(

@@ -32,6 +32,29 @@ def _begin_assert(info):
 _EXPLAIN_NAMES = {"__execscope_note__": _note, "__execscope_assert__": _begin_assert}
 
 
+def _assertion_step(name, source):
+    """One assertion's step: an expression runs as an assert of it."""
+    try:
+        _compile(source, "<assertion>", "eval")
+    except _BaseException:
+        return _step(name, source, "<assertion>", 0)
+    return _step(name, "assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE), "<assertion>", 1)
+
+
+def _step(name, source, filename, offset):
+    """(name, code, file name, its text, lines the judge put before the
+    task's own text): the code with its asserts rewritten to explain a
+    failure (explain.py), or as it is, or its text when it does not compile
+    (so that it fails when it runs, with the compiler's error)."""
+    code = _rewritten(source, filename, "exec", offset)
+    if code is None:
+        try:
+            code = _compile(source, filename, "exec")
+        except _BaseException:
+            code = source
+    return (name, code, filename, source, offset)
+
+
 def _rewritten(source, filename, mode, line_offset):
     """The code of `source` with its asserts rewritten (see above), or None
     when it cannot be (the caller compiles it as it is)."""
@@ -97,6 +120,33 @@ def _rewritten(source, filename, mode, line_offset):
         return _compile(tree, filename, mode)
     except _BaseException:
         return None
+
+
+def _record_program_failure(detail):
+    """The `failure` note of the program's top level: its exception and the
+    line (the candidate process's `Type: message (line N)`)."""
+    import json
+
+    failure = {"exception": detail[:DETAIL_MAX]}
+    head, sep, tail = detail.rpartition(" (line ")
+    if sep and tail.endswith(")") and tail[:-1].isdigit() and _len(tail) < 12:
+        failure = {"exception": head, "program_line": _int(tail[:-1])}
+    _record("failure", "c " + json.dumps(failure))
+
+
+def _record_failure(name, exc, step, setup):
+    """The `failure` note of step `name` (explain.py): what the test saw."""
+    sources = {step[2]: (step[3], step[4])}
+    if setup is not None and setup is not step:
+        sources[setup[2]] = (setup[3], 0)
+    try:
+        import json
+
+        failure = _failure(exc, sources)
+        if failure:
+            _record("failure", name + " " + json.dumps(failure))
+    except _BaseException:
+        pass
 
 
 def _failure(exc, sources):

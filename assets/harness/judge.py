@@ -257,29 +257,6 @@ def _call(target, args, kwargs, what):
     return _outcome(_exchange(["call", target, trees, kw], what), args, kwargs, what)
 
 
-def _assertion_step(name, source):
-    """One assertion's step: an expression runs as an assert of it."""
-    try:
-        _compile(source, "<assertion>", "eval")
-    except _BaseException:
-        return _step(name, source, "<assertion>", 0)
-    return _step(name, "assert (\n" + source + "\n), " + repr(_EXPRESSION_IS_FALSE), "<assertion>", 1)
-
-
-def _step(name, source, filename, offset):
-    """(name, code, file name, its text, lines the judge put before the
-    task's own text): the code with its asserts rewritten to explain a
-    failure (explain.py), or as it is, or its text when it does not compile
-    (so that it fails when it runs, with the compiler's error)."""
-    code = _rewritten(source, filename, "exec", offset)
-    if code is None:
-        try:
-            code = _compile(source, filename, "exec")
-        except _BaseException:
-            code = source
-    return (name, code, filename, source, offset)
-
-
 # What the judge makes of a task's own text (its setup, reference program and
 # assertions), the same for all of the task's samples: made by the judge
 # server before it forks (its children inherit it), by content.
@@ -384,6 +361,7 @@ def _program_state(state, program):
     if kind == "error":
         _record("step", "c fail")
         _record("detail", "c " + detail[:DETAIL_MAX])
+        _record_program_failure(detail)
         return False
     if kind == "memory":
         _record("step", "c memory")
@@ -421,21 +399,6 @@ def _run_step(step, setup, namespace):
     elif result == "ok" and name != "s" and _decided[0]:
         _flag("candidate-decided")
     return result
-
-
-def _record_failure(name, exc, step, setup):
-    """The `failure` note of step `name` (explain.py): what the test saw."""
-    sources = {step[2]: (step[3], step[4])}
-    if setup is not None and setup is not step:
-        sources[setup[2]] = (setup[3], 0)
-    try:
-        import json
-
-        failure = _failure(exc, sources)
-        if failure:
-            _record("failure", name + " " + json.dumps(failure))
-    except _BaseException:
-        pass
 
 
 def _finish():

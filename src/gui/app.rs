@@ -232,6 +232,7 @@ impl App {
             Command::UseCalibration(on) => self.workbench.calibration.use_for_runs = on,
             Command::FocusFaults => self.grid.focus_only(Only::Faults),
             Command::FocusFlaky => self.grid.focus_only(Only::Flaky),
+            Command::FocusCause(signature) => self.grid.focus_cause(signature),
             Command::DismissNotice => {
                 self.workbench.notices.pop();
             }

@@ -1,6 +1,6 @@
 //! The right-hand panel: headline figures, the outcome histogram (click a bar to
-//! filter the grid), the pass@k curve with values on hover, the per-task table
-//! and the pass@k calculator.
+//! filter the grid), the pass@k curve with values on hover, the failure causes
+//! (click one to filter the grid), the per-task table and the pass@k calculator.
 
 use egui::RichText;
 use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoint, PlotPoints, Points, Text};
@@ -47,6 +47,9 @@ impl App {
                         ui.weak_label("The 95% band (bootstrap over tasks) appears when the run ends.");
                     }
                     ui.separator();
+                    egui::CollapsingHeader::new("Failure causes")
+                        .default_open(true)
+                        .show(ui, |ui| self.causes_ui(ui));
                     egui::CollapsingHeader::new("Per-task summary")
                         .default_open(false)
                         .show(ui, |ui| task_table_ui(ui, &derived.ks, &derived.tasks));

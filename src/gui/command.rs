@@ -49,6 +49,8 @@ pub enum Command {
     FocusFaults,
     /// Show only the flaky candidates (again: all).
     FocusFlaky,
+    /// Show only the failures of one cause (its signature), or all again.
+    FocusCause(String),
     /// Time the loaded tasks' references (and show the Calibration window).
     Calibrate,
     /// Use the calibrated timeouts for the next run (or not).

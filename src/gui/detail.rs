@@ -1,15 +1,16 @@
 //! The detail view of the selected candidate: summary line, time split, its
 //! flags with what each means, and tabs
-//! for the program (highlighted), the raw generation, each assertion with its
-//! mark, captured output and the exact harness payload. Everything is copyable.
-
-use egui::RichText;
-use egui_extras::syntax_highlighting::{CodeTheme, code_view_ui};
+//! for the program (highlighted, the line that raised marked), the raw
+//! generation, each assertion with its mark (why the failing one failed above
+//! them, its failing line marked), captured output and the exact harness
+//! payload. Everything is copyable.
 
 use super::app::{App, DetailTab};
+use super::failure::{failure_ui, python_view};
 use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
 use crate::sandbox;
+use egui::RichText;
 
 impl App {
     pub(super) fn detail_ui(&mut self, ui: &mut egui::Ui) {
@@ -116,11 +117,17 @@ impl App {
             return;
         }
         copy_button(ui, "Copy program", &c.code);
-        python_view(ui, &c.code);
+        let failure = c.result.as_ref().and_then(|r| r.failure.as_ref());
+        let line = failure.and_then(|f| f.program_line);
+        if let (Some(line), Some(f)) = (line, failure) {
+            let exc = f.exception.as_deref().unwrap_or("an exception");
+            ui.error_label(format!("Line {line} raised {exc}"));
+        }
+        python_view(ui, &c.code, line);
         if !c.setup.is_empty() {
             ui.separator();
             ui.strong("Test setup (runs after the program)");
-            python_view(ui, &c.setup);
+            python_view(ui, &c.setup, None);
         }
     }
 
@@ -150,6 +157,11 @@ impl App {
         if !ran && c.result.is_some() {
             ui.weak_label("The assertions did not run: the program itself did not complete.");
         }
+        let failure = c.result.as_ref().and_then(|r| r.failure.as_ref());
+        if let Some(f) = failure {
+            failure_ui(ui, f);
+            ui.add_space(6.0);
+        }
         for (i, assertion) in task.assertions.iter().enumerate() {
             ui.horizontal_top(|ui| {
                 match (ran, marks.get(i)) {
@@ -160,7 +172,10 @@ impl App {
                         ui.weak_label("·");
                     }
                 }
-                ui.vertical(|ui| python_view(ui, assertion));
+                let marked = failure
+                    .filter(|f| f.assertion == Some(i as u32 + 1))
+                    .and_then(|f| f.line);
+                ui.vertical(|ui| python_view(ui, assertion, marked));
             });
         }
     }
@@ -206,11 +221,6 @@ fn copy_button(ui: &mut egui::Ui, label: &str, text: &str) {
     if ui.small_button(format!("📋 {label}")).clicked() {
         ui.ctx().copy_text(text.to_owned());
     }
-}
-
-fn python_view(ui: &mut egui::Ui, code: &str) {
-    let theme = CodeTheme::from_style(ui.style());
-    code_view_ui(ui, &theme, code, "py");
 }
 
 /// Each flag of a candidate, with what it means.

@@ -79,7 +79,7 @@ impl App {
                 .add(
                     egui::TextEdit::singleline(&mut self.grid.search)
                         .hint_text("search task, detail, flag")
-                        .desired_width(220.0),
+                        .desired_width(180.0),
                 )
                 .labelled_by(label.id);
             if search.changed() {
@@ -172,7 +172,7 @@ impl App {
                                 }
                             });
                             row.col(|ui| {
-                                ui.label(&r.detail);
+                                ui.label(r.explanation());
                             });
                         }
                         None => {

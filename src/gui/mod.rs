@@ -5,12 +5,14 @@
 
 mod app;
 mod calibration;
+mod causes;
 mod caveats;
 mod charts;
 mod command;
 mod compare;
 mod detail;
 mod dialogs;
+mod failure;
 mod grid;
 mod problems;
 mod screenshot;

@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::sandbox::Outcome;
-use crate::store::Store;
+use crate::store::{Store, signature};
 use crate::workbench::Progress;
 
 /// Grid columns.
@@ -74,7 +74,9 @@ pub struct GridView {
     pub flagged_only: bool,
     /// Only the harness faults, or only the flaky candidates.
     pub only: Option<Only>,
-    /// Case-insensitive text searched in task id, detail and flags.
+    /// Only the failures of this cause (its signature).
+    pub cause: Option<String>,
+    /// Case-insensitive text searched in task id, detail, failure and flags.
     pub search: String,
     /// Selected candidate (index into the store).
     pub selected: Option<usize>,
@@ -93,6 +95,7 @@ impl Default for GridView {
             shown: [true; 5],
             flagged_only: false,
             only: None,
+            cause: None,
             search: String::new(),
             selected: None,
             rows: Vec::new(),
@@ -140,6 +143,12 @@ impl GridView {
         self.dirty = true;
     }
 
+    /// Shows only the failures of cause `signature`, or everything again.
+    pub fn focus_cause(&mut self, signature: String) {
+        self.cause = (self.cause.as_ref() != Some(&signature)).then_some(signature);
+        self.dirty = true;
+    }
+
     /// Shows only flagged candidates, or everything again.
     pub fn toggle_flagged(&mut self) {
         self.flagged_only = !self.flagged_only;
@@ -181,20 +190,46 @@ impl GridView {
                                 Some(Only::Faults) => r.fault.is_some(),
                                 Some(Only::Flaky) => r.is_flaky(),
                             }
+                            && self.cause.as_ref().is_none_or(|cause| {
+                                signature(store.task_id(c), r).as_ref() == Some(cause)
+                            })
                     }
-                    None => all && !self.flagged_only && self.only.is_none(),
+                    None => {
+                        all && !self.flagged_only && self.only.is_none() && self.cause.is_none()
+                    }
                 };
                 shown
                     && (needle.is_empty()
                         || store.task_id(c).to_lowercase().contains(&needle)
                         || c.result.as_ref().is_some_and(|r| {
-                            r.detail.to_lowercase().contains(&needle)
+                            r.explanation().to_lowercase().contains(&needle)
                                 || r.flags.iter().any(|f| f.contains(&needle))
                         }))
             })
             .collect();
-        let key = |i: &usize, j: &usize| compare(store, progress, self.sort, *i, *j);
-        rows.sort_by(|i, j| if self.ascending { key(i, j) } else { key(j, i) }.then(i.cmp(j)));
+        if self.sort == Column::Detail {
+            // Each row's text made once, not at every comparison.
+            // (Unfinished rows last either way.)
+            let mut keyed: Vec<(bool, String, usize)> = rows
+                .into_iter()
+                .map(|i| match store.candidates[i].result.as_ref() {
+                    Some(r) => (false, r.explanation().into_owned(), i),
+                    None => (true, String::new(), i),
+                })
+                .collect();
+            keyed.sort_by(|a, b| {
+                let text = if self.ascending {
+                    a.1.cmp(&b.1)
+                } else {
+                    b.1.cmp(&a.1)
+                };
+                a.0.cmp(&b.0).then(text).then(a.2.cmp(&b.2))
+            });
+            rows = keyed.into_iter().map(|(_, _, i)| i).collect();
+        } else {
+            let key = |i: &usize, j: &usize| compare(store, progress, self.sort, *i, *j);
+            rows.sort_by(|i, j| if self.ascending { key(i, j) } else { key(j, i) }.then(i.cmp(j)));
+        }
         self.rows = rows;
     }
 }
@@ -225,8 +260,8 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
         Column::Duration => ra.map(|r| r.duration_ms).cmp(&rb.map(|r| r.duration_ms)),
         Column::Flags => ra.map(|r| &r.flags).cmp(&rb.map(|r| &r.flags)),
         Column::Detail => ra
-            .map(|r| r.detail.as_str())
-            .cmp(&rb.map(|r| r.detail.as_str())),
+            .map(|r| r.explanation())
+            .cmp(&rb.map(|r| r.explanation())),
     }
 }
 

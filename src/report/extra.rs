@@ -89,6 +89,7 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
 **Warning:** {line}."
         );
     }
+    md.push_str(&causes_section(store));
     md.push_str("\n| task | n | c | mean score |");
     for k in ks {
         let _ = write!(md, " pass@{k} |");
@@ -114,6 +115,49 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
             }
         }
         md.push('\n');
+    }
+    md
+}
+
+/// Causes shown in the Markdown summary, and examples of each.
+const MARKDOWN_CAUSES: usize = 10;
+const MARKDOWN_EXAMPLES: usize = 3;
+
+/// The most common failure causes, each with a few examples of what failed.
+fn causes_section(store: &Store) -> String {
+    let causes = store.causes();
+    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    if failures == 0 {
+        return String::new();
+    }
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    let mut md = format!(
+        "\n## Failure causes\n\n{failures} failures in {} causes; the {} most common:\n\n\
+         | cause | candidates | share | tasks | examples |\n| --- | ---: | ---: | ---: | --- |\n",
+        causes.len(),
+        causes.len().min(MARKDOWN_CAUSES)
+    );
+    for cause in causes.iter().take(MARKDOWN_CAUSES) {
+        let examples: Vec<String> = store
+            .candidates
+            .iter()
+            .filter_map(|c| {
+                let r = c.result.as_ref()?;
+                let id = store.task_id(c);
+                (crate::store::signature(id, r).as_ref() == Some(&cause.signature))
+                    .then(|| format!("{id} #{}: {}", c.sample, r.explanation()))
+            })
+            .take(MARKDOWN_EXAMPLES)
+            .collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1}% | {} | {} |",
+            cell(&cause.signature),
+            cause.candidates,
+            100.0 * cause.candidates as f64 / failures as f64,
+            cause.tasks,
+            cell(&examples.join("<br>"))
+        );
     }
     md
 }

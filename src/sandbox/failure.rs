@@ -3,7 +3,11 @@
 //! exception an expression raised and where in the program (the run file's
 //! `candidates[].failure`; `assets/harness/explain.py` makes it).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
+
+use super::CandidateResult;
 
 /// Most characters of one value the host keeps (the judge sends at most
 /// 2 KiB of each).
@@ -177,6 +181,17 @@ impl Failure {
             .rev()
             .find(|(_, v)| v == value)
             .map(|(e, _)| e.as_str())
+    }
+}
+
+impl CandidateResult {
+    /// Why it did not pass, in a line: the failure's summary where the judge
+    /// recorded one, else the detail.
+    pub fn explanation(&self) -> Cow<'_, str> {
+        match &self.failure {
+            Some(f) => Cow::Owned(f.summary()),
+            None => Cow::Borrowed(&self.detail),
+        }
     }
 }
 

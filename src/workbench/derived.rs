@@ -1,5 +1,5 @@
 //! Figures derived from the results (summary, curve, per-task statistics,
-//! intervals, the comparison with a baseline), computed once per store
+//! intervals, failure causes, the comparison with a baseline), computed once per store
 //! revision so that drawing a frame never rescans 100,000 candidates.
 
 use std::collections::BTreeMap;
@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::passk;
 use crate::report::{Comparison, Figures, Paired, RunFile};
-use crate::store::{Store, Summary, TaskStats};
+use crate::store::{Cause, Store, Summary, TaskStats};
 
 /// Points at which the curve's confidence band is computed.
 const BAND_POINTS: usize = 24;
@@ -28,6 +28,8 @@ pub struct Derived {
     pub intervals: BTreeMap<usize, (f64, f64)>,
     /// The 95% band of the curve, (k, low, high) (once no run is going on).
     pub band: Vec<(usize, f64, f64)>,
+    /// Every failure's cause, by count (once no run is going on).
+    pub causes: Vec<Cause>,
 }
 
 impl Derived {
@@ -50,6 +52,7 @@ impl Derived {
             } else {
                 store.band(BAND_POINTS)
             },
+            causes: if live { Vec::new() } else { store.causes() },
             ks,
         }
     }
