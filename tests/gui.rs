@@ -726,3 +726,15 @@ fn a_failure_cause_filters_the_grid_and_the_detail_view_shows_got_and_expected()
     harness.run_steps(2);
     assert_eq!(harness.state().grid.rows.len(), 25);
 }
+
+#[test]
+fn the_settings_window_closes_on_escape() {
+    let mut harness = new_harness(Launch::default());
+    harness.run_steps(2);
+    harness.get_by_label("⚙ Settings").click();
+    harness.run_steps(2);
+    assert!(harness.state().show_settings);
+    harness.key_press(egui::Key::Escape);
+    harness.run_steps(2);
+    assert!(!harness.state().show_settings);
+}

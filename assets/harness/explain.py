@@ -57,7 +57,9 @@ def _step(name, source, filename, offset):
 
 def _rewritten(source, filename, mode, line_offset):
     """The code of `source` with its asserts rewritten (see above), or None
-    when it cannot be (the caller compiles it as it is)."""
+    when it cannot be (the caller compiles it as it is). Only statements are
+    walked down to the asserts, and only an assert's own expression is
+    rewritten: the judge server does this once per task."""
     import ast
 
     try:
@@ -67,56 +69,85 @@ def _rewritten(source, filename, mode, line_offset):
     ops = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
            ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
     opaque = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Constant)
+    named = (ast.Call, ast.Attribute, ast.Subscript, ast.Name)
+    lines = [line.encode() for line in source.splitlines(True)]
 
     def text_of(node):
+        """The node's text (offsets are of the UTF-8 bytes, as in
+        `ast.get_source_segment`, without splitting the source again)."""
         try:
-            return ast.get_source_segment(source, node) or ast.unparse(node)
+            first, last = node.lineno - 1, node.end_lineno - 1
+            if first == last:
+                return lines[first][node.col_offset : node.end_col_offset].decode()
+            parts = [lines[first][node.col_offset :]] + lines[first + 1 : last] + [lines[last][: node.end_col_offset]]
+            return b"".join(parts).decode()
         except _BaseException:
             return "?"
 
-    class Rewriter(ast.NodeTransformer):
-        def visit_Assert(self, node):
-            self.where = []
-            test = self.wrap(node.test)
-            op = left = right = None
-            if _isinstance(node.test, ast.Compare) and _len(node.test.ops) == 1:
-                op = ops.get(_type(node.test.ops[0]))
-                left, right = test.left.args[0].value, test.comparators[0].args[0].value
-            line = max(1, node.lineno - line_offset)
-            info = (line, node.end_lineno - line_offset, text_of(node.test), op, left, right, tuple(self.where))
-            begin = ast.Expr(ast.Call(ast.Name("__execscope_assert__", ast.Load()), [ast.Constant(info)], []))
-            return [ast.copy_location(begin, node), ast.copy_location(ast.Assert(test, node.msg), node)]
+    def call(function, args, old):
+        """`function(*args)`, made at `old`'s place."""
+        made = ast.Call(ast.Name(function, ast.Load()), args, [])
+        for n in (made, made.func, *(a for a in args if _type(a) is ast.Constant)):
+            n.lineno, n.col_offset = old.lineno, old.col_offset
+            n.end_lineno, n.end_col_offset = old.end_lineno, old.end_col_offset
+        return made
 
-        def wrap(self, node, operand=False):
-            """`node` with its parts noted; itself noted too if it is an
-            operand of a comparison, a call, attribute, subscript or name."""
-            if _isinstance(node, opaque):
-                pass
-            elif _isinstance(node, ast.Call):
-                if _isinstance(node.func, ast.Attribute):
-                    node.func.value = self.wrap(node.func.value)
-                node.args = [self.wrap(a) for a in node.args]
-                for k in node.keywords:
-                    k.value = self.wrap(k.value)
-            elif _isinstance(node, ast.Compare):
-                node.left = self.wrap(node.left, True)
-                node.comparators = [self.wrap(c, True) for c in node.comparators]
-            else:
-                for field, value in ast.iter_fields(node):
-                    if _isinstance(value, ast.expr) and field != "ctx":
-                        setattr(node, field, self.wrap(value))
-                    elif _isinstance(value, list):
-                        setattr(node, field, [self.wrap(v) if _isinstance(v, ast.expr) else v for v in value])
-            named = _isinstance(node, (ast.Call, ast.Attribute, ast.Subscript, ast.Name))
-            if (named and _isinstance(getattr(node, "ctx", ast.Load()), ast.Load)) or operand:
-                i = _len(self.where)
-                self.where.append((i, text_of(node) if named else ""))
-                call = ast.Call(ast.Name("__execscope_note__", ast.Load()), [ast.Constant(i), node], [])
-                return ast.copy_location(call, node)
-            return node
+    def statements(body):
+        out = []
+        for stmt in body:
+            if _isinstance(stmt, ast.Assert):
+                out += rewrite(stmt)
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if _isinstance(inner, list):
+                    setattr(stmt, field, statements(inner))
+            for part in getattr(stmt, "handlers", ()) or getattr(stmt, "cases", ()):
+                part.body = statements(part.body)
+            out.append(stmt)
+        return out
+
+    def rewrite(node):
+        where = []
+        test = wrap(node.test, where)
+        op = left = right = None
+        if _isinstance(node.test, ast.Compare) and _len(node.test.ops) == 1:
+            op = ops.get(_type(node.test.ops[0]))
+            left, right = test.left.args[0].value, test.comparators[0].args[0].value
+        line = max(1, node.lineno - line_offset)
+        info = (line, node.end_lineno - line_offset, text_of(node.test), op, left, right, tuple(where))
+        begin = ast.Expr(call("__execscope_assert__", [ast.Constant(info)], node))
+        return [ast.copy_location(begin, node), ast.copy_location(ast.Assert(test, node.msg), node)]
+
+    def wrap(node, where, operand=False):
+        """`node` with its parts noted; itself noted too if it is an operand
+        of a comparison, a call, attribute, subscript or name."""
+        if _isinstance(node, opaque):
+            pass
+        elif _isinstance(node, ast.Call):
+            if _isinstance(node.func, ast.Attribute):
+                node.func.value = wrap(node.func.value, where)
+            node.args = [wrap(a, where) for a in node.args]
+            for k in node.keywords:
+                k.value = wrap(k.value, where)
+        elif _isinstance(node, ast.Compare):
+            node.left = wrap(node.left, where, True)
+            node.comparators = [wrap(c, where, True) for c in node.comparators]
+        else:
+            for field, value in ast.iter_fields(node):
+                if _isinstance(value, ast.expr) and field != "ctx":
+                    setattr(node, field, wrap(value, where))
+                elif _isinstance(value, list):
+                    setattr(node, field, [wrap(v, where) if _isinstance(v, ast.expr) else v for v in value])
+        is_named = _isinstance(node, named)
+        if (is_named and _isinstance(getattr(node, "ctx", None), (ast.Load, _type(None)))) or operand:
+            i = _len(where)
+            where.append((i, text_of(node) if is_named else ""))
+            return call("__execscope_note__", [ast.Constant(i), node], node)
+        return node
 
     try:
-        tree = ast.fix_missing_locations(Rewriter().visit(tree))
+        tree.body = statements(tree.body)
         return _compile(tree, filename, mode)
     except _BaseException:
         return None

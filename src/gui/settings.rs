@@ -22,6 +22,10 @@ impl App {
                     ui.weak_label("Settings apply to the next run.");
                 }
             });
+        // Esc closes it, as it closes a dialog.
+        if open && ui.ctx().input(|i| i.key_pressed(egui::Key::Escape)) {
+            open = false;
+        }
         self.show_settings = open;
     }
 

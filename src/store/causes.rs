@@ -53,7 +53,15 @@ pub fn signature(task_id: &str, result: &CandidateResult) -> Option<String> {
                     f.assertion.unwrap_or(1)
                 )
             }
-            None => format!("{task_id}: {}", general(&result.detail)),
+            // A run file from before failures were recorded: its detail.
+            None => {
+                let (n, why) = assertion_detail(&result.detail);
+                if why.split(':').next().is_some_and(is_exception_name) {
+                    general(why)
+                } else {
+                    format!("{task_id} assertion {n}: {}", general(why))
+                }
+            }
         },
         _ => general(
             failure
@@ -64,15 +72,28 @@ pub fn signature(task_id: &str, result: &CandidateResult) -> Option<String> {
     Some(format!("{}: {said}", result.outcome.as_str()))
 }
 
+/// The assertion's number and the reason of a detail `assertion N failed:
+/// reason`.
+fn assertion_detail(detail: &str) -> (&str, &str) {
+    detail
+        .strip_prefix("assertion ")
+        .and_then(|rest| rest.split_once(" failed: "))
+        .unwrap_or(("1", detail))
+}
+
+/// Whether `word` reads as an exception's name (`ValueError`, `StopIteration`).
+fn is_exception_name(word: &str) -> bool {
+    word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        && (word.ends_with("Error") || word.ends_with("Exception") || word.ends_with("Iteration"))
+}
+
 /// `text` with what varies between candidates made general: quoted literals
 /// become '…', numbers N, and "(line N)" and "(program line N)" go.
 pub fn general(text: &str) -> String {
-    let text = text
-        .trim()
-        .trim_start_matches("assertion ")
-        .split(" (line ")
-        .next()
-        .unwrap_or("");
+    let text = text.trim().split(" (line ").next().unwrap_or("");
     let text = text.split(" (program line ").next().unwrap_or("");
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -180,6 +201,13 @@ mod tests {
         );
         assert_eq!(general("log10 of x2"), "log10 of x2");
         assert_eq!(general("it's"), "it's");
+        assert_eq!(
+            assertion_detail("assertion 2 failed: expression is false"),
+            ("2", "expression is false")
+        );
+        assert!(
+            is_exception_name("ZeroDivisionError") && !is_exception_name("expression is false")
+        );
         assert_eq!(
             general("TypeError: can't multiply sequence by non-int of type 'float'"),
             "TypeError: can't multiply sequence by non-int of type '…'"
