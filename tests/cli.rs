@@ -434,3 +434,44 @@ fn a_folder_or_a_file_named_twice_is_refused_before_the_run() {
         ));
     assert!(!same.exists());
 }
+
+#[test]
+fn run_prints_the_top_causes_and_show_prints_expected_and_got() {
+    let dir = tempdir();
+    let json = dir.path().join("run.json");
+    let causes = dir.path().join("causes.csv");
+    execscope()
+        .args(["run", "-q", "--json"])
+        .arg(&json)
+        .arg("--causes-csv")
+        .arg(&causes)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("top failure causes ("));
+    let csv = std::fs::read_to_string(&causes).unwrap();
+    assert!(
+        csv.starts_with("signature,outcome,candidates,tasks,share,"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains("assertion_fail: reverse_words assertion 2 line 1"),
+        "{csv}"
+    );
+    execscope()
+        .arg("show")
+        .arg(&json)
+        .args(["reverse_words", "3"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "  Expected:\n      'hello'\n  Got:\n      'olleh'\n",
+        ))
+        .stdout(predicate::str::contains("Difference: index 0: 'o' != 'h'"));
+    execscope()
+        .arg("show")
+        .arg(&json)
+        .arg("no_such_task")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no task \"no_such_task\""));
+}
