@@ -395,6 +395,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     fault: None,
                     rechecks: Vec::new(),
                     failure: None,
+                    edited: false,
                 }),
             }
         })
@@ -734,4 +735,54 @@ fn the_settings_window_closes_on_escape() {
     harness.key_press(egui::Key::Escape);
     harness.run_steps(2);
     assert!(!harness.state().show_settings);
+}
+
+#[test]
+fn edit_and_run_again_turns_a_failing_candidate_into_a_pass_kept_or_undone() {
+    let mut harness = finished_demo_run();
+    let index = {
+        let store = &harness.state().workbench.store;
+        store
+            .candidates
+            .iter()
+            .position(|c| store.task_id(c) == "add" && c.sample == 2)
+            .unwrap()
+    };
+    harness.state_mut().push(Command::Select(index));
+    harness.run_steps(2);
+    harness.get_by_label("Program").click();
+    harness.run_steps(2);
+    harness.get_by_label("✏ Edit and run again").click();
+    harness.run_steps(2);
+    let edit = harness
+        .state_mut()
+        .workbench
+        .edits
+        .current
+        .as_mut()
+        .unwrap();
+    edit.code = edit.code.replace("a - b", "a + b");
+    harness.get_by_label("▶ Run again").click();
+    harness.run_steps(1);
+    step_while(&mut harness, "the edited run", |app| {
+        app.workbench.is_busy()
+    });
+    harness.run_steps(2);
+    harness.get_by_label("Edited");
+    harness.get_by_label("Original");
+    harness.get_by_label("Keep in this run").click();
+    harness.run_steps(3);
+    let r = harness.state().workbench.store.candidates[index]
+        .result
+        .clone()
+        .unwrap();
+    assert!(r.edited && r.outcome == Outcome::Pass, "{r:?}");
+    harness.get_by_label_contains("1 candidate was edited by hand");
+    harness.get_by_label("Undo edit").click();
+    harness.run_steps(3);
+    let r = harness.state().workbench.store.candidates[index]
+        .result
+        .clone()
+        .unwrap();
+    assert!(!r.edited && r.outcome == Outcome::AssertionFail, "{r:?}");
 }

@@ -26,6 +26,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         fault: None,
         rechecks: Vec::new(),
         failure: None,
+        edited: false,
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use execscope::report::{Change, Export, RunFile};
 use execscope::sandbox::Outcome;
-use execscope::workbench::{Python, Settings, Target, Workbench};
+use execscope::workbench::{EditState, Python, Settings, Target, Workbench};
 
 use crate::util::{demo_file, fixture, tempdir};
 
@@ -198,4 +198,67 @@ fn a_run_with_rechecks_reruns_its_timeouts_before_it_ends() {
     assert!(last_notice(&bench).starts_with("ran 25 of 25"));
     let run = bench.run_file(&[1]).unwrap();
     assert_eq!(run.settings.recheck, 2);
+}
+
+#[test]
+fn an_edited_program_runs_again_and_changes_the_run_only_when_kept() {
+    let dir = tempdir();
+    let mut bench = loaded(dir.path());
+    bench.start(Settings::default().run_settings(), Arc::new(|| {}));
+    bench.wait_idle();
+    // add #2 returns a - b.
+    let index = bench
+        .store
+        .candidates
+        .iter()
+        .position(|c| bench.store.task_id(c) == "add" && c.sample == 2)
+        .unwrap();
+    let original = bench.store.candidates[index].clone();
+    assert_eq!(
+        original.result.as_ref().unwrap().outcome,
+        Outcome::AssertionFail
+    );
+    let passes = |b: &Workbench| b.derived().summary.outcomes[&Outcome::Pass];
+    assert_eq!(passes(&bench), 11);
+
+    bench.begin_edit(index);
+    let edit = bench.edits.current.as_mut().unwrap();
+    assert_eq!(edit.code, original.code);
+    edit.code = edit.code.replace("a - b", "a + b");
+    bench.run_edit(Settings::default().run_settings());
+    bench.wait_idle();
+    let Some(EditState::Ran { result, .. }) = bench.edits.current.as_ref().map(|e| &e.state) else {
+        panic!("{:?}", bench.edits.current);
+    };
+    assert_eq!(result.outcome, Outcome::Pass);
+    assert!(result.failure.is_none());
+    // Not kept yet: the run is unchanged.
+    assert_eq!(bench.store.candidates[index].code, original.code);
+    assert_eq!(passes(&bench), 11);
+
+    bench.keep_edit();
+    bench.refresh();
+    let kept = bench.store.candidates[index].result.clone().unwrap();
+    assert!(kept.edited && kept.outcome == Outcome::Pass);
+    assert!(bench.store.candidates[index].code.contains("a + b"));
+    assert_eq!(passes(&bench), 12);
+    assert!(bench.edits.is_kept(index));
+    let json = dir.path().join("run.json");
+    bench.export(Export::RunFile, &json).unwrap();
+    let run = RunFile::load(&json).unwrap();
+    assert_eq!(run.summary.edited, 1);
+    assert!(run.candidates.iter().filter(|c| c.edited).count() == 1);
+    let md = dir.path().join("summary.md");
+    bench.export(Export::Markdown, &md).unwrap();
+    assert!(
+        std::fs::read_to_string(&md)
+            .unwrap()
+            .contains("1 candidate was edited by hand")
+    );
+
+    bench.undo_edit(index);
+    bench.refresh();
+    assert_eq!(bench.store.candidates[index].code, original.code);
+    assert_eq!(bench.store.candidates[index].result, original.result);
+    assert_eq!(passes(&bench), 11);
 }

@@ -84,6 +84,10 @@ pub fn print(
         writeln!(out)?;
         writeln!(out, "warning: {line}")?;
     }
+    if let Some(line) = execscope::store::edited_line(store.edited()) {
+        writeln!(out)?;
+        writeln!(out, "warning: {line}")?;
+    }
     print_causes(&mut out, store)
 }
 

@@ -233,6 +233,19 @@ impl App {
             Command::FocusFaults => self.grid.focus_only(Only::Faults),
             Command::FocusFlaky => self.grid.focus_only(Only::Flaky),
             Command::FocusCause(signature) => self.grid.focus_cause(signature),
+            Command::BeginEdit(index) => self.workbench.begin_edit(index),
+            Command::RunEdit => {
+                // The settings of the run that made the results, else the
+                // current ones.
+                let settings = match &self.workbench.last_run {
+                    Some(run) => run.settings.clone(),
+                    None => self.state.settings.run_settings(),
+                };
+                self.workbench.run_edit(settings);
+            }
+            Command::KeepEdit => self.workbench.keep_edit(),
+            Command::CancelEdit => self.workbench.cancel_edit(),
+            Command::UndoEdit(index) => self.workbench.undo_edit(index),
             Command::DismissNotice => {
                 self.workbench.notices.pop();
             }

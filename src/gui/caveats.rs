@@ -1,6 +1,7 @@
 //! The caveats banner: when some results are harness faults (the machine or
 //! the harness failed, not the model) or candidates are flaky, a line says so
-//! with what it does to pass@k, and a button shows just those candidates.
+//! with what it does to pass@k, and a button shows just those candidates; and
+//! a line when results edited by hand were kept in the run.
 
 use super::app::App;
 use super::command::Command;
@@ -14,11 +15,15 @@ impl App {
             (caveats.faults_line(), Command::FocusFaults),
             (caveats.flaky_line(), Command::FocusFlaky),
         ];
-        if lines.iter().all(|(line, _)| line.is_none()) {
+        let edited = crate::store::edited_line(derived.edited);
+        if lines.iter().all(|(line, _)| line.is_none()) && edited.is_none() {
             return;
         }
         egui::Panel::top("caveats").show(ui, |ui| {
             ui.add_space(4.0);
+            if let Some(line) = edited {
+                ui.error_label(format!("✏ {line}"));
+            }
             for (line, focus) in lines {
                 let Some(line) = line else { continue };
                 ui.horizontal_wrapped(|ui| {

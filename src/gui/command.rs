@@ -51,6 +51,16 @@ pub enum Command {
     FocusFlaky,
     /// Show only the failures of one cause (its signature), or all again.
     FocusCause(String),
+    /// Edit candidate `index`'s program.
+    BeginEdit(usize),
+    /// Run the program being edited again, in the sandbox.
+    RunEdit,
+    /// Keep the edited program's result in the run.
+    KeepEdit,
+    /// Stop editing, changing nothing.
+    CancelEdit,
+    /// Bring back candidate `index`'s original program and result.
+    UndoEdit(usize),
     /// Time the loaded tasks' references (and show the Calibration window).
     Calibrate,
     /// Use the calibrated timeouts for the next run (or not).

@@ -6,6 +6,7 @@
 //! payload. Everything is copyable.
 
 use super::app::{App, DetailTab};
+use super::command::Command;
 use super::failure::{failure_ui, python_view};
 use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
@@ -110,13 +111,44 @@ impl App {
         }
     }
 
-    fn code_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
+    fn code_tab_ui(&mut self, ui: &mut egui::Ui, index: usize) {
+        if self.edit_ui(ui, index) {
+            return;
+        }
         let c = &self.workbench.store.candidates[index];
+        let mut command = None;
+        ui.horizontal(|ui| {
+            if !c.code.is_empty() {
+                copy_button(ui, "Copy program", &c.code);
+            }
+            if c.result.is_some()
+                && ui
+                    .small_button("✏ Edit and run again")
+                    .on_hover_text("Change the program and run it again through the same tests; the run's figures change only if you keep it")
+                    .clicked()
+            {
+                command = Some(Command::BeginEdit(index));
+            }
+            if self.workbench.edits.is_kept(index)
+                && ui
+                    .small_button("Undo edit")
+                    .on_hover_text("Bring back the original program and result")
+                    .clicked()
+            {
+                command = Some(Command::UndoEdit(index));
+            }
+        });
+        if let Some(command) = command {
+            self.push(command);
+        }
+        let c = &self.workbench.store.candidates[index];
+        if c.result.as_ref().is_some_and(|r| r.edited) {
+            ui.error_label("✏ Edited by hand: this program and result are not the model's.");
+        }
         if c.code.is_empty() {
             ui.weak_label("No program: the generation had no code block.");
             return;
         }
-        copy_button(ui, "Copy program", &c.code);
         let failure = c.result.as_ref().and_then(|r| r.failure.as_ref());
         let line = failure.and_then(|f| f.program_line);
         if let (Some(line), Some(f)) = (line, failure) {

@@ -172,7 +172,11 @@ impl App {
                                 }
                             });
                             row.col(|ui| {
-                                ui.label(r.explanation());
+                                if r.edited {
+                                    ui.label(format!("✏ edited · {}", r.explanation()));
+                                } else {
+                                    ui.label(r.explanation());
+                                }
                             });
                         }
                         None => {

@@ -12,6 +12,7 @@ mod command;
 mod compare;
 mod detail;
 mod dialogs;
+mod edit;
 mod failure;
 mod grid;
 mod problems;

@@ -93,6 +93,7 @@ impl RunFile {
                 flags: BTreeMap::new(),
                 caveats: Default::default(),
                 causes: Vec::new(),
+                edited: 0,
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
@@ -134,6 +135,7 @@ impl RunFile {
             flags: summary.flags,
             caveats: summary.caveats,
             causes: store.causes(),
+            edited: store.edited(),
             ..self.summary
         };
         self
@@ -188,6 +190,7 @@ impl RunFile {
                         fault: row.fault,
                         rechecks: row.rechecks.clone(),
                         failure: row.failure.clone(),
+                        edited: row.edited,
                     }),
                 }
             })
@@ -226,5 +229,6 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         fault: r.fault,
         rechecks: r.rechecks.clone(),
         failure: r.failure.clone(),
+        edited: r.edited,
     }
 }

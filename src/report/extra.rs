@@ -89,6 +89,9 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
 **Warning:** {line}."
         );
     }
+    if let Some(line) = crate::store::edited_line(store.edited()) {
+        let _ = writeln!(md, "\n**Warning:** {line}.");
+    }
     md.push_str(&causes_section(store));
     md.push_str("\n| task | n | c | mean score |");
     for k in ks {

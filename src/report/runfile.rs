@@ -192,6 +192,9 @@ pub struct CandidateRow {
     /// Why it failed, as the judge saw it (see [`Failure`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// Its program was edited by hand and run again, and that result kept.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 /// One task as saved.
@@ -257,10 +260,18 @@ pub struct SummaryRow {
     /// count (see [`crate::store::Cause`]).
     #[serde(default)]
     pub causes: Vec<crate::store::Cause>,
+    /// Candidates whose program was edited by hand and whose edited result
+    /// was kept: the figures are not the model's alone.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub edited: usize,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl RunFile {

@@ -209,6 +209,10 @@ pub struct CandidateResult {
     /// the program's own exception).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// Its program was edited by hand and run again, and the user kept that
+    /// result in the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub edited: bool,
 }
 
 /// Who is at fault when a candidate could not be judged on its code.
@@ -239,6 +243,7 @@ impl CandidateResult {
             fault: None,
             rechecks: Vec::new(),
             failure: None,
+            edited: false,
         }
     }
 

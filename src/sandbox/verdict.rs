@@ -47,6 +47,7 @@ pub(super) fn interpret(
         fault: None,
         rechecks: Vec::new(),
         failure: None,
+        edited: false,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
     if observed.overflow {

@@ -129,3 +129,13 @@ impl Store {
         }
     }
 }
+
+/// "2 candidates were edited by hand and run again: ...", or None.
+pub fn edited_line(edited: usize) -> Option<String> {
+    (edited > 0).then(|| {
+        format!(
+            "{edited} candidate{} edited by hand and run again: the figures are not the model's alone",
+            if edited == 1 { " was" } else { "s were" }
+        )
+    })
+}

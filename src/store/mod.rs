@@ -6,7 +6,7 @@ mod causes;
 mod caveats;
 
 pub use causes::{Cause, CauseExample, general, signature};
-pub use caveats::Caveats;
+pub use caveats::{Caveats, edited_line};
 
 use std::collections::BTreeMap;
 
@@ -159,6 +159,14 @@ impl Store {
         if let Some(c) = self.candidates.get_mut(index) {
             c.result = Some(result);
         }
+    }
+
+    /// Candidates whose hand-edited result was kept in the run.
+    pub fn edited(&self) -> usize {
+        self.candidates
+            .iter()
+            .filter(|c| c.result.as_ref().is_some_and(|r| r.edited))
+            .count()
     }
 
     /// Finished candidates.

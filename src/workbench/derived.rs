@@ -30,6 +30,8 @@ pub struct Derived {
     pub band: Vec<(usize, f64, f64)>,
     /// Every failure's cause, by count (once no run is going on).
     pub causes: Vec<Cause>,
+    /// Candidates whose hand-edited result was kept.
+    pub edited: usize,
 }
 
 impl Derived {
@@ -53,6 +55,7 @@ impl Derived {
                 store.band(BAND_POINTS)
             },
             causes: if live { Vec::new() } else { store.causes() },
+            edited: store.edited(),
             ks,
         }
     }

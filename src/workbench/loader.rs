@@ -1,18 +1,20 @@
 //! Slow work off the caller's thread: resolving the interpreter (it starts
-//! Python twice) and reading files (a 100 MB gzip takes seconds). Each job runs
+//! Python twice), reading files (a 100 MB gzip takes seconds), timing
+//! references and running an edited program. Each job runs
 //! on a thread of its own and its result comes back through a channel; the
 //! waker tells the app to look.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::Baseline;
 use crate::calibrate::Calibration;
 use crate::engine::{RunSettings, Waker};
 use crate::generations::{self, GenerationSet};
 use crate::input::{self, FileKind};
-use crate::plan::Plan;
+use crate::plan::{Plan, Program};
 use crate::report::RunFile;
-use crate::sandbox::Interpreter;
+use crate::sandbox::{CandidateResult, Interpreter, Runner};
 use crate::spec::{self, TaskSet};
 
 /// What a file is opened as.
@@ -95,6 +97,12 @@ pub(super) enum Done {
     },
     /// The references timed.
     Calibration(Result<Calibration, String>),
+    /// An edited program of candidate `index` run.
+    Rerun {
+        index: usize,
+        code: String,
+        result: Result<Box<CandidateResult>, String>,
+    },
 }
 
 /// The jobs in flight.
@@ -165,6 +173,30 @@ impl Loader {
                 Calibration::measure(&plan, &tasks_file, repeat, &python, &settings)
                     .map_err(|e| e.to_string()),
             )
+        });
+    }
+
+    /// Runs `program` (candidate `index`'s, edited) once in a fresh
+    /// interpreter under `settings`, through the judge.
+    pub fn rerun(
+        &mut self,
+        index: usize,
+        program: Program,
+        timeout: Duration,
+        python: Interpreter,
+        settings: RunSettings,
+    ) {
+        self.spawn(move || {
+            let result = Runner::new(&python, &settings.limits, false)
+                .strict(settings.strict_integrity)
+                .run(timeout, &program, None, &|| {})
+                .map(Box::new)
+                .map_err(|e| e.to_string());
+            Done::Rerun {
+                index,
+                code: program.code,
+                result,
+            }
         });
     }
 

@@ -21,6 +21,7 @@
 
 mod calibration;
 mod derived;
+mod edit;
 mod loader;
 mod record;
 mod run;
@@ -32,6 +33,7 @@ use std::time::Duration;
 
 pub use calibration::{APP_REPEAT, Calibrating};
 pub use derived::{Baseline, Derived};
+pub use edit::{Edit, EditState, Edits};
 pub use loader::{Opened, Python, Target};
 pub use run::{Progress, RunEnd};
 pub use settings::{Settings, timeout};
@@ -40,7 +42,7 @@ use crate::demo;
 use crate::engine::Waker;
 use crate::generations::GenerationSet;
 use crate::input::InputError;
-use crate::plan::{self, Plan};
+use crate::plan::Plan;
 use crate::report::{Comparison, Paired, RunFile};
 use crate::spec::TaskSet;
 use crate::store::Store;
@@ -99,6 +101,8 @@ pub struct Workbench {
     baseline_generation: u64,
     run: Option<run::ActiveRun>,
     requested: Option<run::Requested>,
+    /// Edits of candidates' programs (see [`Edits`]).
+    pub edits: Edits,
     cache: derived::Cache,
     loader: loader::Loader,
 }
@@ -125,6 +129,7 @@ impl Workbench {
             baseline_generation: 0,
             run: None,
             requested: None,
+            edits: Edits::default(),
             cache: derived::Cache::new(),
             loader: loader::Loader::new(),
         };
@@ -185,6 +190,11 @@ impl Workbench {
                 Err(e) => self.notify(e, true),
             },
             loader::Done::Calibration(result) => self.calibrated(result),
+            loader::Done::Rerun {
+                index,
+                code,
+                result,
+            } => self.edit_ran(index, code, result),
         }
     }
 
@@ -266,6 +276,7 @@ impl Workbench {
             Opened::Run(file) => {
                 let mut file = *file;
                 self.store = file.to_store();
+                self.edits.clear();
                 file.candidates = Vec::new();
                 self.progress = vec![Progress::Done; self.store.candidates.len()];
                 self.done = self.store.candidates.len();
@@ -309,6 +320,7 @@ impl Workbench {
     }
 
     fn reset_results(&mut self) {
+        self.edits.clear();
         self.store = self
             .plan
             .as_deref()
@@ -361,18 +373,5 @@ impl Workbench {
             );
         }
         self.python.interpreter().err()
-    }
-
-    /// The program a candidate ran, rebuilt for display (setup, code, assertions).
-    pub fn program_of(&self, index: usize) -> Option<plan::Program> {
-        let c = self.store.candidates.get(index)?;
-        let task = self.store.tasks.get(c.task)?;
-        Some(plan::Program {
-            setup: c.setup.clone(),
-            code: c.code.clone(),
-            assertions: task.assertions.clone().into(),
-            reference: std::sync::Arc::from(""),
-            given: std::sync::Arc::from(""),
-        })
     }
 }
