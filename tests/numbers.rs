@@ -69,6 +69,7 @@ fn figures<'a>(runs: &'a [(String, usize, usize)], p: &'a BTreeMap<usize, f64>) 
         pass_at_k: p,
         mean_score: 0.0,
         flagged: 0,
+        causes: &[],
     }
 }
 
@@ -369,4 +370,35 @@ fn run_recheck_reruns_the_demos_timeout_and_records_its_outcomes() {
     assert_eq!(rechecked[0].outcome, Outcome::Timeout);
     assert_eq!(rechecked[0].rechecks, [Outcome::Timeout, Outcome::Timeout]);
     assert_eq!(run.summary.caveats.flaky, 0);
+}
+
+#[test]
+fn the_comparison_lists_the_causes_that_grew_or_shrank_largest_first() {
+    use execscope::sandbox::Outcome;
+    use execscope::store::{Cause, CauseExample};
+    let cause = |signature: &str, candidates| Cause {
+        signature: signature.into(),
+        outcome: Outcome::AssertionFail,
+        candidates,
+        tasks: 1,
+        example: CauseExample {
+            task_id: "t".into(),
+            sample: 0,
+        },
+    };
+    let a = [cause("same", 4), cause("shrank", 10), cause("gone", 1)];
+    let b = [cause("same", 4), cause("shrank", 3), cause("new", 5)];
+    let p = BTreeMap::new();
+    let with = |causes| Figures {
+        causes,
+        ..figures(&[], &p)
+    };
+    let cmp = Comparison::between(&with(&a[..]), &with(&b[..]));
+    let got: Vec<(&str, usize, usize)> = cmp
+        .causes
+        .iter()
+        .map(|c| (c.signature.as_str(), c.a, c.b))
+        .collect();
+    assert_eq!(got, [("shrank", 10, 3), ("new", 0, 5), ("gone", 1, 0)]);
+    assert_eq!(cmp.causes[0].arrow(), "10 -> 3 (-7)");
 }

@@ -41,7 +41,7 @@ pub fn compare(
     Ok(ExitCode::SUCCESS)
 }
 
-/// pass@k, mean score and flags side by side.
+/// pass@k, mean score and flags side by side, and the causes that changed.
 fn figures(out: &mut impl Write, cmp: &Comparison) -> std::io::Result<()> {
     writeln!(out, "{:<16}{:>10}{:>10}{:>10}", "", "A", "B", "B - A")?;
     let (ma, mb) = cmp.mean_score;
@@ -72,7 +72,15 @@ fn figures(out: &mut impl Write, cmp: &Comparison) -> std::io::Result<()> {
         "flagged",
         fb as i64 - fa as i64
     )?;
-    writeln!(out)
+    writeln!(out)?;
+    if !cmp.causes.is_empty() {
+        writeln!(out, "failure causes that grew or shrank (A -> B):")?;
+        for c in cmp.causes.iter().take(8) {
+            writeln!(out, "  {:>18}  {}", c.arrow(), c.signature)?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
 }
 
 /// The paired difference over shared tasks at each k both runs report.

@@ -63,6 +63,7 @@ impl App {
                     show_histograms(&mut cols[1], &outcomes_a, b);
                 });
                 ui.separator();
+                causes_changed_ui(ui, &cmp);
                 changes_table_ui(ui, &cmp, self.compare_view.changed_only);
             });
         if !open {
@@ -273,6 +274,29 @@ fn show_histograms(
 }
 
 /// The per-task table: verdict, passes and mean score in A and B, the change.
+/// The failure causes that grew or shrank from A to B, the largest first.
+fn causes_changed_ui(ui: &mut egui::Ui, cmp: &Comparison) {
+    if cmp.causes.is_empty() {
+        return;
+    }
+    let tokens = Tokens::of(ui);
+    egui::CollapsingHeader::new(format!(
+        "Failure causes that changed ({})",
+        cmp.causes.len()
+    ))
+    .default_open(false)
+    .show(ui, |ui| {
+        for c in cmp.causes.iter().take(10) {
+            ui.horizontal_wrapped(|ui| {
+                let color = if c.b > c.a { tokens.bad } else { tokens.ok };
+                ui.label(RichText::new(c.arrow()).monospace().color(color));
+                ui.label(&c.signature);
+            });
+        }
+    });
+    ui.separator();
+}
+
 fn changes_table_ui(ui: &mut egui::Ui, cmp: &Comparison, changed_only: bool) {
     let tokens = Tokens::of(ui);
     let rows: Vec<usize> = (0..cmp.tasks.len())

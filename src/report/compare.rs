@@ -1,11 +1,12 @@
 //! Comparing two runs of the same tasks: per-task regressions and improvements
 //! (changes in the number of passing samples and in mean score), both data sets'
-//! pass@k side by side, and a CSV of the differences.
+//! pass@k side by side, the failure causes that grew or shrank, and a CSV of
+//! the differences.
 
 use std::collections::BTreeMap;
 
 use super::{ExportError, RunFile};
-use crate::store::{Summary, TaskStats};
+use crate::store::{Cause, Summary, TaskStats};
 
 /// How a task changed from run A to run B.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -60,6 +61,28 @@ pub struct Comparison {
     pub mean_score: (f64, f64),
     /// Candidates flagged in A and in B.
     pub flagged: (usize, usize),
+    /// Failure causes whose count differs between A and B, the largest change
+    /// first.
+    pub causes: Vec<CauseChange>,
+}
+
+/// A failure cause that grew or shrank between two runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CauseChange {
+    /// The cause's signature (see [`crate::store::Cause`]).
+    pub signature: String,
+    /// Candidates failing this way in A and in B.
+    pub a: usize,
+    /// (B's count.)
+    pub b: usize,
+}
+
+impl CauseChange {
+    /// "12 -> 30 (+18)".
+    pub fn arrow(&self) -> String {
+        let change = self.b as i64 - self.a as i64;
+        format!("{} -> {} ({change:+})", self.a, self.b)
+    }
 }
 
 const SCORE_EPS: f64 = 1e-9;
@@ -77,6 +100,8 @@ pub struct Figures<'a> {
     pub mean_score: f64,
     /// Candidates with at least one flag.
     pub flagged: usize,
+    /// Failure causes, by count.
+    pub causes: &'a [Cause],
 }
 
 impl<'a> Figures<'a> {
@@ -91,11 +116,16 @@ impl<'a> Figures<'a> {
             pass_at_k: &run.summary.pass_at_k,
             mean_score: run.summary.mean_score,
             flagged: run.summary.flagged,
+            causes: &run.summary.causes,
         }
     }
 
     /// The figures of live results.
-    pub fn of_stats(tasks: &'a [TaskStats], summary: &'a Summary) -> Figures<'a> {
+    pub fn of_stats(
+        tasks: &'a [TaskStats],
+        summary: &'a Summary,
+        causes: &'a [Cause],
+    ) -> Figures<'a> {
         Figures {
             tasks: tasks
                 .iter()
@@ -104,6 +134,7 @@ impl<'a> Figures<'a> {
             pass_at_k: &summary.pass_at_k,
             mean_score: summary.mean_score,
             flagged: summary.flagged,
+            causes,
         }
     }
 }
@@ -164,6 +195,7 @@ impl Comparison {
             pass_at_k,
             mean_score: (a.mean_score, b.mean_score),
             flagged: (a.flagged, b.flagged),
+            causes: cause_changes(a.causes, b.causes),
         }
     }
 
@@ -218,4 +250,26 @@ impl Comparison {
         }
         Ok(())
     }
+}
+
+/// The causes whose counts differ between `a` and `b`, the largest change first.
+fn cause_changes(a: &[Cause], b: &[Cause]) -> Vec<CauseChange> {
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for c in a {
+        counts.entry(&c.signature).or_default().0 = c.candidates;
+    }
+    for c in b {
+        counts.entry(&c.signature).or_default().1 = c.candidates;
+    }
+    let mut changes: Vec<CauseChange> = counts
+        .into_iter()
+        .filter(|(_, (a, b))| a != b)
+        .map(|(signature, (a, b))| CauseChange {
+            signature: signature.to_owned(),
+            a,
+            b,
+        })
+        .collect();
+    changes.sort_by_key(|c| std::cmp::Reverse(c.a.abs_diff(c.b)));
+    changes
 }

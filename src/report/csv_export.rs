@@ -1,5 +1,6 @@
 //! CSV exports (RFC 4180 through the `csv` crate): one row per candidate (its
-//! flags space-separated, then why it failed in a line), one row per task
+//! flags space-separated, why it failed in a line, `true` when a kept
+//! edit by hand replaced its result), one row per task
 //! with a pass@k column for each requested k, one row per k for the data set
 //! (pass@k with its 95% interval), and one row per failure cause.
 
@@ -7,7 +8,7 @@ use super::ExportError;
 use crate::store::Store;
 
 /// Column names of the per-candidate CSV.
-pub const CANDIDATE_COLUMNS: [&str; 11] = [
+pub const CANDIDATE_COLUMNS: [&str; 12] = [
     "task_id",
     "sample",
     "outcome",
@@ -19,6 +20,7 @@ pub const CANDIDATE_COLUMNS: [&str; 11] = [
     "per_assertion",
     "flags",
     "failure",
+    "edited",
 ];
 
 /// The bytes of a CSV filled by `fill`.
@@ -54,6 +56,7 @@ pub fn candidates_csv(store: &Store) -> Result<Vec<u8>, ExportError> {
                 marks,
                 r.flags.join(" "),
                 r.failure.as_ref().map(|f| f.summary()).unwrap_or_default(),
+                if r.edited { "true" } else { "" }.to_owned(),
             ])?;
         }
         Ok(())

@@ -12,7 +12,7 @@ mod merge;
 mod paired;
 mod runfile;
 
-pub use compare::{Change, Comparison, Figures, TaskDiff};
+pub use compare::{CauseChange, Change, Comparison, Figures, TaskDiff};
 pub use convert::RunContext;
 pub use csv_export::{candidates_csv, causes_csv, summary_csv, tasks_csv};
 pub use export::{Export, Exporter, Outputs, Source, check_writable};

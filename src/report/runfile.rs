@@ -310,6 +310,12 @@ impl RunFile {
             Some(other) => return Err(not(format!("format {other:?} is not {FORMAT:?}"))),
             None => return Err(not("it has no `format` key".into())),
         }
-        serde_json::from_value(value).map_err(|e| not(e.to_string()))
+        let mut run: RunFile = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+        // A run file from before failure causes were saved: grouped now, so
+        // that comparing it with a newer run compares like with like.
+        if run.summary.causes.is_empty() && !run.candidates.is_empty() {
+            run.summary.causes = run.to_store().causes();
+        }
+        Ok(run)
     }
 }

@@ -64,7 +64,7 @@ impl Derived {
     pub fn compare_with(&self, baseline: &RunFile) -> Comparison {
         Comparison::between(
             &Figures::of_run(baseline),
-            &Figures::of_stats(&self.tasks, &self.summary),
+            &Figures::of_stats(&self.tasks, &self.summary, &self.causes),
         )
     }
 }
