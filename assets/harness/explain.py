@@ -264,10 +264,7 @@ def _text(v, depth):
         return "<int of " + _str(v.bit_length()) + " bits>"
     if _isinstance(v, (list, tuple, set, frozenset)):
         items = list(v)
-        parts = [_text(x, depth + 1) for x in _middle_out(items)]
-        if _len(items) > _SHOWN_ITEMS:
-            parts.insert(_SHOWN_ITEMS // 2, "... " + _str(_len(items) - _SHOWN_ITEMS) + " more ...")
-        inner = ", ".join(parts)
+        inner = _items_text(items, lambda x: _text(x, depth + 1))
         if t is list:
             return "[" + inner + "]"
         if t is tuple:
@@ -276,21 +273,21 @@ def _text(v, depth):
             return t.__name__ + "()"
         return ("{" + inner + "}") if t is set else t.__name__ + "({" + inner + "})"
     if _isinstance(v, dict):
-        keys = list(v)
-        parts = [_text(k, depth + 1) + ": " + _text(v[k], depth + 1) for k in _middle_out(keys)]
-        if _len(keys) > _SHOWN_ITEMS:
-            parts.insert(_SHOWN_ITEMS // 2, "... " + _str(_len(keys) - _SHOWN_ITEMS) + " more ...")
-        inner = "{" + ", ".join(parts) + "}"
+        inner = "{" + _items_text(list(v), lambda k: _text(k, depth + 1) + ": " + _text(v[k], depth + 1)) + "}"
         return inner if t is dict else t.__name__ + "(" + inner + ")"
     if t.__module__ == "collections" and t.__name__ == "deque":
         return "deque(" + _text(list(v), depth + 1) + ")"
     return repr(v)
 
 
-def _middle_out(items):
+def _items_text(items, render):
+    """`items` rendered one by one and joined; past _SHOWN_ITEMS, the first
+    and last halves of them with how many were left out between."""
+    half = _SHOWN_ITEMS // 2
     if _len(items) <= _SHOWN_ITEMS:
-        return items
-    return items[: _SHOWN_ITEMS // 2] + items[-(_SHOWN_ITEMS // 2) :]
+        return ", ".join([render(x) for x in items])
+    left_out = "... " + _str(_len(items) - _SHOWN_ITEMS) + " more ..."
+    return ", ".join([render(x) for x in items[:half]] + [left_out] + [render(x) for x in items[-half:]])
 
 
 def _plain(v, depth=0):

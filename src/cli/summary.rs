@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use execscope::sandbox::{Interpreter, Outcome};
-use execscope::store::Store;
+use execscope::store::{Cause, Store};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// One factory for the run's progress bar (hidden with `--quiet` or when stderr
@@ -94,7 +94,7 @@ pub fn print(
 /// The five most common failure causes, with their share of the failures.
 fn print_causes(out: &mut impl Write, store: &Store) -> std::io::Result<()> {
     let causes = store.causes();
-    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    let failures = Cause::failures(&causes);
     if failures == 0 {
         return Ok(());
     }
@@ -109,7 +109,7 @@ fn print_causes(out: &mut impl Write, store: &Store) -> std::io::Result<()> {
             out,
             "{:>6} {:>5.1}% {:>4} task{}  {}",
             c.candidates,
-            100.0 * c.candidates as f64 / failures as f64,
+            c.percent_of(failures),
             c.tasks,
             if c.tasks == 1 { " " } else { "s" },
             c.signature

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::plan::Plan;
-use crate::sandbox::{self, CancelToken, CandidateResult, Interpreter, Runner, SandboxError};
+use crate::sandbox::{CancelToken, CandidateResult, Interpreter, Runner, SandboxError};
 use crate::schedule::Schedule;
 use crate::store::Store;
 
@@ -144,12 +144,8 @@ impl Shared {
 
     fn timeout_for(&self, task: usize) -> Duration {
         let task = self.plan.tasks.get(task);
-        let calibrated = task.and_then(|t| self.settings.timeouts.get(&t.id).copied());
-        calibrated
-            .or_else(|| task.and_then(|t| t.timeout_s))
-            .map(Duration::from_secs_f64)
-            .unwrap_or(self.settings.limits.timeout)
-            .min(sandbox::MAX_TIMEOUT)
+        self.settings
+            .timeout_for(task.map(|t| t.id.as_str()), task.and_then(|t| t.timeout_s))
     }
 
     fn work(&self) {

@@ -64,3 +64,16 @@ pub fn default_workers() -> usize {
         .map(|n| n.get())
         .unwrap_or(2)
 }
+
+impl RunSettings {
+    /// The timeout of task `id`, whose file asks for `own` seconds (if it
+    /// does): its calibrated timeout, else its own, else the setting; never
+    /// more than [`crate::sandbox::MAX_TIMEOUT`].
+    pub fn timeout_for(&self, id: Option<&str>, own: Option<f64>) -> std::time::Duration {
+        id.and_then(|id| self.timeouts.get(id).copied())
+            .or(own)
+            .map(std::time::Duration::from_secs_f64)
+            .unwrap_or(self.limits.timeout)
+            .min(crate::sandbox::MAX_TIMEOUT)
+    }
+}

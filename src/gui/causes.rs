@@ -16,7 +16,7 @@ impl App {
     pub(super) fn causes_ui(&mut self, ui: &mut egui::Ui) {
         let derived = self.workbench.derived();
         let causes = &derived.causes;
-        let failures: usize = causes.iter().map(|c| c.candidates).sum();
+        let failures = crate::store::Cause::failures(causes);
         if failures == 0 {
             ui.weak_label(if self.workbench.is_running() {
                 "Causes are grouped when the run ends."
@@ -29,7 +29,7 @@ impl App {
         let mut clicked = None;
         for cause in causes.iter().take(SHOWN) {
             let on = self.grid.cause.as_ref() == Some(&cause.signature);
-            let share = 100.0 * cause.candidates as f64 / failures as f64;
+            let share = cause.percent_of(failures);
             ui.horizontal_top(|ui| {
                 ui.label(
                     RichText::new(format!("{:>4}", cause.candidates))

@@ -119,7 +119,7 @@ pub fn summary_csv(store: &Store, ks: &[usize]) -> Result<Vec<u8>, ExportError> 
 /// of the failures, and an example (task id and sample).
 pub fn causes_csv(store: &Store) -> Result<Vec<u8>, ExportError> {
     let causes = store.causes();
-    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    let failures = crate::store::Cause::failures(&causes);
     to_bytes(|w| {
         w.write_record([
             "signature",

@@ -2,11 +2,12 @@
 //! (`task_id, completion, result, passed`, so existing scripts keep working) and
 //! a Markdown summary table.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::ExportError;
 use crate::sandbox::Outcome;
-use crate::store::Store;
+use crate::store::{Cause, Store, signature};
 
 /// human-eval's `result` string for a candidate.
 fn human_eval_result(outcome: Outcome, detail: &str) -> String {
@@ -126,40 +127,45 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
 const MARKDOWN_CAUSES: usize = 10;
 const MARKDOWN_EXAMPLES: usize = 3;
 
-/// The most common failure causes, each with a few examples of what failed.
+/// The most common failure causes, each with a few examples of what failed
+/// (found in one pass over the candidates).
 fn causes_section(store: &Store) -> String {
     let causes = store.causes();
-    let failures: usize = causes.iter().map(|c| c.candidates).sum();
+    let failures = Cause::failures(&causes);
     if failures == 0 {
         return String::new();
+    }
+    let shown = &causes[..causes.len().min(MARKDOWN_CAUSES)];
+    let mut examples: HashMap<&str, Vec<String>> = shown
+        .iter()
+        .map(|c| (c.signature.as_str(), Vec::new()))
+        .collect();
+    for c in &store.candidates {
+        let Some(r) = &c.result else { continue };
+        let id = store.task_id(c);
+        let Some(list) = signature(id, r).and_then(|s| examples.get_mut(s.as_str())) else {
+            continue;
+        };
+        if list.len() < MARKDOWN_EXAMPLES {
+            list.push(format!("{id} #{}: {}", c.sample, r.explanation()));
+        }
     }
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let mut md = format!(
         "\n## Failure causes\n\n{failures} failures in {} causes; the {} most common:\n\n\
          | cause | candidates | share | tasks | examples |\n| --- | ---: | ---: | ---: | --- |\n",
         causes.len(),
-        causes.len().min(MARKDOWN_CAUSES)
+        shown.len()
     );
-    for cause in causes.iter().take(MARKDOWN_CAUSES) {
-        let examples: Vec<String> = store
-            .candidates
-            .iter()
-            .filter_map(|c| {
-                let r = c.result.as_ref()?;
-                let id = store.task_id(c);
-                (crate::store::signature(id, r).as_ref() == Some(&cause.signature))
-                    .then(|| format!("{id} #{}: {}", c.sample, r.explanation()))
-            })
-            .take(MARKDOWN_EXAMPLES)
-            .collect();
+    for cause in shown {
         let _ = writeln!(
             md,
             "| {} | {} | {:.1}% | {} | {} |",
             cell(&cause.signature),
             cause.candidates,
-            100.0 * cause.candidates as f64 / failures as f64,
+            cause.percent_of(failures),
             cause.tasks,
-            cell(&examples.join("<br>"))
+            cell(&examples[cause.signature.as_str()].join("<br>"))
         );
     }
     md

@@ -160,18 +160,12 @@ impl Report {
 
     /// The detail of step `name`, or empty.
     pub fn detail(&self, name: &str) -> &str {
-        self.details
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or("", |(_, d)| d.as_str())
+        of_step(&self.details, name).unwrap_or("")
     }
 
     /// What the tests saw when step `name` failed, if the judge said.
     pub fn failure(&self, name: &str) -> Option<&str> {
-        self.failures
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, f)| f.as_str())
+        of_step(&self.failures, name)
     }
 
     /// Whether the judge finished.
@@ -220,10 +214,10 @@ pub(super) fn parse(data: &[u8]) -> Report {
                     report.steps.push((name.to_owned(), step));
                 }
             }
-            "detail" if !report.details.iter().any(|(n, _)| n == name) => {
+            "detail" if of_step(&report.details, name).is_none() => {
                 report.details.push((name.to_owned(), rest.to_owned()));
             }
-            "failure" if !report.failures.iter().any(|(n, _)| n == name) => {
+            "failure" if of_step(&report.failures, name).is_none() => {
                 report.failures.push((name.to_owned(), rest.to_owned()));
             }
             "flag" => super::flags::add_flag(&mut report.flags, &text),
@@ -232,6 +226,14 @@ pub(super) fn parse(data: &[u8]) -> Report {
         }
     }
     report
+}
+
+/// The text recorded for step `name` in `notes` (the first, which wins).
+fn of_step<'a>(notes: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    notes
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, text)| text.as_str())
 }
 
 /// One note at the start of `data`: its kind, its text and the bytes it took.

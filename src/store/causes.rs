@@ -35,6 +35,18 @@ pub struct CauseExample {
     pub sample: usize,
 }
 
+impl Cause {
+    /// The failures `causes` hold between them (each is in exactly one).
+    pub fn failures(causes: &[Cause]) -> usize {
+        causes.iter().map(|c| c.candidates).sum()
+    }
+
+    /// This cause's share of `failures`, in percent.
+    pub fn percent_of(&self, failures: usize) -> f64 {
+        100.0 * self.candidates as f64 / failures.max(1) as f64
+    }
+}
+
 /// The signature of a candidate's failure, or None when it passed.
 pub fn signature(task_id: &str, result: &CandidateResult) -> Option<String> {
     if result.outcome == Outcome::Pass {

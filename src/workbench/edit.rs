@@ -161,8 +161,8 @@ impl Workbench {
         }
     }
 
-    /// The timeout candidate `index` ran with under `settings`: its task's
-    /// calibrated timeout, else the task's own, else the setting.
+    /// The timeout candidate `index` ran with under `settings` (the engine's
+    /// rule, [`RunSettings::timeout_for`]).
     fn timeout_of(&self, index: usize, settings: &RunSettings) -> std::time::Duration {
         let task = self.store.candidates.get(index).map(|c| c.task);
         let id = task
@@ -174,11 +174,7 @@ impl Workbench {
             .zip(task)
             .and_then(|(p, t)| p.tasks.get(t))
             .and_then(|t| t.timeout_s);
-        id.and_then(|id| settings.timeouts.get(id).copied())
-            .or(own)
-            .map(std::time::Duration::from_secs_f64)
-            .unwrap_or(settings.limits.timeout)
-            .min(crate::sandbox::MAX_TIMEOUT)
+        settings.timeout_for(id, own)
     }
 
     /// The program candidate `index` runs: the plan's (with its task's
