@@ -475,3 +475,51 @@ fn run_prints_the_top_causes_and_show_prints_expected_and_got() {
         .code(2)
         .stderr(predicate::str::contains("no task \"no_such_task\""));
 }
+
+#[test]
+fn show_run_and_the_markdown_print_the_candidates_words_inert() {
+    let dir = tempdir();
+    let tasks = dir.path().join("t.jsonl");
+    let task = serde_json::json!({
+        "task_id": "X/0", "prompt": "def add(a, b):\n", "entry_point": "add",
+        "canonical_solution": "    return a + b\n",
+        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n",
+    });
+    std::fs::write(&tasks, format!("{task}\n")).unwrap();
+    let gens = dir.path().join("g.jsonl");
+    let completion =
+        "    raise ValueError('\\r\\x1b[2Kevery candidate passed <img src=x onerror=alert(1)>')\n";
+    let generation = serde_json::json!({"task_id": "X/0", "completion": completion});
+    std::fs::write(&gens, format!("{generation}\n")).unwrap();
+    let (json, md) = (dir.path().join("run.json"), dir.path().join("s.md"));
+    let run = execscope()
+        .args(["run", "-q", "--tasks"])
+        .arg(&tasks)
+        .arg("--generations")
+        .arg(&gens)
+        .arg("--json")
+        .arg(&json)
+        .arg("--markdown")
+        .arg(&md)
+        .assert()
+        .success();
+    let out = String::from_utf8(run.get_output().stdout.clone()).unwrap();
+    assert!(
+        out.contains("top failure causes") && !out.contains('\u{1b}') && !out.contains('\r'),
+        "{out}"
+    );
+    let show = execscope()
+        .arg("show")
+        .arg(&json)
+        .arg("X/0")
+        .assert()
+        .success();
+    let out = String::from_utf8(show.get_output().stdout.clone()).unwrap();
+    assert!(out.contains("Raised: ValueError: \\r\\u{1b}[2K"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\r'), "{out}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains("&lt;img src=x onerror=alert(1)&gt;") && !md.contains("<img"),
+        "{md}"
+    );
+}

@@ -18,6 +18,7 @@
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
 //! - `redteam`: the routes a fresh attacker found against the judge, each a test.
+//! - `redteam3`: the routes a third attacker found (exception classes, control characters).
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -50,6 +51,7 @@ mod numbers;
 mod outcomes;
 mod readers;
 mod redteam;
+mod redteam3;
 mod report;
 mod shard;
 mod workbench;

@@ -13,7 +13,11 @@
 #                                        names the program defines
 #   ["call", target, [arg, ...], [[key, value], ...]]
 #   ["op", op, target, operand, ...]  -> ["ok", tree, mutated] or
-#                                        ["raise", type, message, line, mutated]
+#                                        ["raise", type, message, line, mutated,
+#                                         builtin]
+#
+# where `builtin` names the builtin exception the exception's class derives
+# from nearest (its own name for a builtin one).
 #
 # Answers are JSON text. `mutated` lists the arguments the callee changed
 # ([[position or key, tree], ...]), so the test sees the mutation.
@@ -182,7 +186,7 @@ def _answer(request):
         except _BaseException as exc:
             return _raised(exc, [])
         return ["ok", _result_tree(result), []]
-    return ["raise", "RuntimeError", "unknown request", None, []]
+    return ["raise", "RuntimeError", "unknown request", None, [], "RuntimeError"]
 
 
 def _mutated(args, trees, kwargs, kwtrees):
@@ -212,7 +216,19 @@ def _raised(exc, mutated):
         line = _program_line(exc)
     except _BaseException:
         line = None
-    return ["raise", name, message, line, mutated]
+    return ["raise", name, message, line, mutated, _builtin_base(_type(exc))]
+
+
+def _builtin_base(cls):
+    """The name of the builtin exception `cls` derives from nearest
+    (itself, if it is one); Exception when that cannot be told."""
+    try:
+        for k in cls.__mro__:
+            if builtins.__dict__.get(k.__name__) is k:
+                return k.__name__
+    except _BaseException:
+        pass
+    return "Exception"
 
 
 def _iterate(a):

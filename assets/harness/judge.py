@@ -168,9 +168,9 @@ def _outcome(answer, args, kwargs, what):
         value = _decode(answer[1], what)
         _apply(answer[2], args, kwargs, what)
         return value
-    if kind == "raise" and _len(answer) == 5:
+    if kind == "raise" and _len(answer) == 6:
         _apply(answer[4], args, kwargs, what)
-        raise _exception(answer[1], answer[2], answer[3], what)
+        raise _exception(answer[1], answer[2], answer[3], answer[5], what)
     _lose("malformed (not an answer)", what)
 
 
@@ -226,16 +226,23 @@ def _update(old, new, depth):
 _exception_classes = {}
 
 
-def _exception(name, message, line, what):
-    """The candidate's exception as one of this process: a subclass of the
-    builtin exception of that name (so a test's `except ValueError` still
-    catches it), or of Exception; never one that would stop the judge
+def _exception(name, message, line, builtin, what):
+    """The candidate's exception as one of this process: a class named as
+    the candidate's, subclassing the builtin exception its class derives
+    from nearest (`builtin`: so a test's `except ValueError` catches a
+    JSONDecodeError, and not a class of the program's that is only named
+    ValueError), or Exception; never one that would stop the judge
     (SystemExit, KeyboardInterrupt) or end an iteration (StopIteration)."""
-    if _type(name) is not str or _type(message) is not str or not (line is None or _type(line) is int):
+    if (
+        _type(name) is not str
+        or _type(message) is not str
+        or not (line is None or _type(line) is int)
+        or _type(builtin) is not str
+    ):
         _lose("malformed (an exception)", what)
-    if name == "MemoryError":
+    if builtin == "MemoryError":
         raise _OutOfMemory()
-    base = builtins.__dict__.get(name)
+    base = builtins.__dict__.get(builtin)
     if not (
         _isinstance(base, _type)
         and issubclass(base, Exception)

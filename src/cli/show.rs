@@ -1,12 +1,13 @@
 //! `execscope show RUN.json TASK [SAMPLE]`: why candidates failed, in a
-//! terminal, in doctest's Expected/Got form.
+//! terminal, in doctest's Expected/Got form. What the candidate wrote is
+//! printed with its control characters escaped.
 
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use execscope::report::{CandidateRow, RunFile};
-use execscope::sandbox::Outcome;
+use execscope::sandbox::{Outcome, printable};
 
 use super::BadInput;
 
@@ -38,7 +39,7 @@ fn write_row(out: &mut impl Write, row: &CandidateRow) -> std::io::Result<()> {
     writeln!(
         out,
         "{} sample {}: {} ({}/{} assertions)",
-        row.task_id,
+        printable(&row.task_id),
         row.sample,
         row.outcome.as_str(),
         row.passed,
@@ -55,11 +56,11 @@ fn write_row(out: &mut impl Write, row: &CandidateRow) -> std::io::Result<()> {
             if let Some(n) = failure.program_line {
                 let text = row.code.lines().nth((n as usize).saturating_sub(1));
                 if let Some(text) = text {
-                    writeln!(out, "  {n:>4} | {}", text.trim_end())?;
+                    writeln!(out, "  {n:>4} | {}", printable(text.trim_end()))?;
                 }
             }
         }
-        None => writeln!(out, "  {}", row.detail)?,
+        None => writeln!(out, "  {}", printable(&row.detail))?,
     }
     Ok(())
 }

@@ -112,7 +112,7 @@ fn print_causes(out: &mut impl Write, store: &Store) -> std::io::Result<()> {
             c.percent_of(failures),
             c.tasks,
             if c.tasks == 1 { " " } else { "s" },
-            c.signature
+            execscope::sandbox::printable(&c.signature)
         )?;
     }
     Ok(())

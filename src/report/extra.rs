@@ -136,6 +136,15 @@ fn causes_section(store: &Store) -> String {
         return String::new();
     }
     let shown = &causes[..causes.len().min(MARKDOWN_CAUSES)];
+    // A table cell of text that is the candidate's: no pipe, newline or HTML
+    // of its own.
+    let cell = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('|', "\\|")
+            .replace('\n', " ")
+    };
     let mut examples: HashMap<&str, Vec<String>> = shown
         .iter()
         .map(|c| (c.signature.as_str(), Vec::new()))
@@ -147,10 +156,9 @@ fn causes_section(store: &Store) -> String {
             continue;
         };
         if list.len() < MARKDOWN_EXAMPLES {
-            list.push(format!("{id} #{}: {}", c.sample, r.explanation()));
+            list.push(cell(&format!("{id} #{}: {}", c.sample, r.explanation())));
         }
     }
-    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let mut md = format!(
         "\n## Failure causes\n\n{failures} failures in {} causes; the {} most common:\n\n\
          | cause | candidates | share | tasks | examples |\n| --- | ---: | ---: | ---: | --- |\n",
@@ -165,7 +173,7 @@ fn causes_section(store: &Store) -> String {
             cause.candidates,
             cause.percent_of(failures),
             cause.tasks,
-            cell(&examples[cause.signature.as_str()].join("<br>"))
+            examples[cause.signature.as_str()].join("<br>")
         );
     }
     md

@@ -125,7 +125,9 @@ impl Failure {
         elide(&out, 300)
     }
 
-    /// The failure in doctest's form (`Expected:` / `Got:`), for a terminal.
+    /// The failure in doctest's form (`Expected:` / `Got:`), for a terminal:
+    /// a line per part, each part's control characters (newlines, escape
+    /// sequences: the candidate's words) written as escapes.
     pub fn lines(&self) -> Vec<String> {
         let mut out = Vec::new();
         let mut head = match self.assertion {
@@ -139,19 +141,18 @@ impl Failure {
         if let Some(text) = &self.text {
             out.push(format!("    {text}"));
         }
-        let indent = |s: &str| s.lines().map(|l| format!("    {l}")).collect::<Vec<_>>();
         match (self.op.as_deref(), &self.left, &self.right) {
             (Some("=="), Some(left), Some(right)) => {
                 out.push("Expected:".into());
-                out.extend(indent(right));
+                out.push(format!("    {right}"));
                 out.push("Got:".into());
-                out.extend(indent(left));
+                out.push(format!("    {left}"));
             }
             (Some(op), Some(left), Some(right)) => {
                 out.push(format!("Left ({op}):"));
-                out.extend(indent(left));
+                out.push(format!("    {left}"));
                 out.push("Right:".into());
-                out.extend(indent(right));
+                out.push(format!("    {right}"));
             }
             _ => {}
         }
@@ -171,7 +172,9 @@ impl Failure {
         if let Some(message) = &self.message {
             out.push(format!("Message: {message}"));
         }
-        out
+        out.into_iter()
+            .map(|l| printable(&l).into_owned())
+            .collect()
     }
 
     /// The expression whose value is `value`, when the assertion named it.
@@ -193,6 +196,26 @@ impl CandidateResult {
             None => Cow::Borrowed(&self.detail),
         }
     }
+}
+
+/// `text` with its control characters (newlines, carriage returns, escape
+/// sequences) written as escapes, so that printing it to a terminal shows it
+/// and does nothing else.
+pub fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
 }
 
 fn is_call(expr: &str) -> bool {

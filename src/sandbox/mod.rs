@@ -29,7 +29,7 @@ mod workspace;
 use std::time::Duration;
 
 pub use cancel::CancelToken;
-pub use failure::Failure;
+pub use failure::{Failure, printable};
 pub use forkserver::PRELOADED_MODULES;
 pub use interpreter::Interpreter;
 pub use namespaces::{DISK_ENTRIES, disk_isolation, network_isolation};

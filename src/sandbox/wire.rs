@@ -28,7 +28,8 @@
 //! `["names", [name...]]`, `["call", target, [arg...], [[key, value]...]]`,
 //! `["op", op, target, operand...]`. Answers (the candidate's, JSON, which
 //! the judge decodes strictly): `["ok", bindings]` for names, `["ok", value,
-//! mutated]` or `["raise", type, message, line, mutated]`. Values are trees
+//! mutated]` or `["raise", type, message, line, mutated, builtin]` (the
+//! builtin exception the type derives from nearest). Values are trees
 //! of None, bool, int, float, str and tagged lists (`assets/harness/codec.py`
 //! lists the tags: containers, standard-library value types, handles,
 //! program names, standard-library objects and modules by name).
