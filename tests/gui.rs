@@ -12,7 +12,7 @@ use crate::util::{fixture, tempdir};
 
 /// One harness for every GUI test: the real app at projector size.
 /// Once the interpreter is found and the launch files are read.
-fn new_harness(launch: Launch) -> Harness<'static, App> {
+pub(crate) fn new_harness(launch: Launch) -> Harness<'static, App> {
     let mut harness = Harness::builder()
         .with_size([1280.0, 800.0])
         .build_eframe(move |cc| App::new(cc, launch));
@@ -22,7 +22,7 @@ fn new_harness(launch: Launch) -> Harness<'static, App> {
 
 /// Steps the app while `busy` holds (for at most a minute): the engine and the
 /// background reads run on threads of their own.
-fn step_while(harness: &mut Harness<'static, App>, what: &str, busy: fn(&App) -> bool) {
+pub(crate) fn step_while(harness: &mut Harness<'static, App>, what: &str, busy: fn(&App) -> bool) {
     let start = Instant::now();
     harness.step();
     while busy(harness.state()) {
@@ -37,20 +37,20 @@ fn step_while(harness: &mut Harness<'static, App>, what: &str, busy: fn(&App) ->
 
 /// Steps the app until its background work (finding the interpreter, reading
 /// files) is done.
-fn settle(harness: &mut Harness<'static, App>) {
+pub(crate) fn settle(harness: &mut Harness<'static, App>) {
     step_while(harness, "the background work", |app| {
         app.workbench.is_busy()
     });
 }
 
 /// Steps the app until no run is in progress.
-fn wait_for_run(harness: &mut Harness<'static, App>) {
+pub(crate) fn wait_for_run(harness: &mut Harness<'static, App>) {
     step_while(harness, "the run", |app| app.workbench.is_running());
     harness.run_steps(3);
 }
 
 /// The app as it is once its embedded demo has run (`--run`).
-fn finished_demo_run() -> Harness<'static, App> {
+pub(crate) fn finished_demo_run() -> Harness<'static, App> {
     let mut harness = new_harness(Launch {
         run: true,
         ..Launch::default()

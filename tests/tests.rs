@@ -22,6 +22,7 @@
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
+//! - `teaching`: the app in front of a class (task rows, the More menu, zoom).
 //!
 //! Checks against the real public data live in `tests/real_data.rs` (a binary of
 //! its own, so its long runs are not squeezed by these tests); tests that change
@@ -54,4 +55,5 @@ mod redteam;
 mod redteam3;
 mod report;
 mod shard;
+mod teaching;
 mod workbench;

@@ -123,6 +123,7 @@ impl App {
                 }
             }
         });
+        cc.egui_ctx.set_zoom_factor(state.zoom());
         let mut workbench = Workbench::new(&state.settings.python);
         let ctx = cc.egui_ctx.clone();
         workbench.set_waker(Arc::new(move || ctx.request_repaint()));
@@ -293,6 +294,8 @@ impl App {
 impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         self.apply_theme(ctx);
+        // egui applies Ctrl +/−/0 itself; the factor is remembered.
+        self.state.zoom = ctx.zoom_factor();
         let update = self.workbench.update(DRAIN_BUDGET);
         if update.more {
             ctx.request_repaint();

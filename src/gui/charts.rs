@@ -3,7 +3,10 @@
 //! (click one to filter the grid), the per-task table and the pass@k calculator.
 
 use egui::RichText;
-use egui_plot::{Bar, BarChart, HoverPosition, Line, Plot, PlotPoint, PlotPoints, Points, Text};
+use egui_plot::{
+    AxisHints, Bar, BarChart, GridInput, GridMark, HoverPosition, Line, Plot, PlotPoint,
+    PlotPoints, Points, Text,
+};
 
 use super::app::App;
 use super::command::Command;
@@ -201,8 +204,18 @@ pub(super) fn curve_points(curve: &[(usize, f64)]) -> Vec<[f64; 2]> {
 }
 
 /// A fixed (no drag or zoom) plot of pass@k over k = 1..`max_k`, from 0 to 1,
-/// with the legend at the bottom right.
+/// with whole-number k ticks labelled and the legend at the bottom right.
 pub(super) fn passk_plot(id: &str, max_k: f64) -> Plot<'_> {
+    let k_axis = AxisHints::new_x()
+        .label("k")
+        .label_spacing(16.0..=24.0)
+        .formatter(|mark, _| {
+            if mark.value.fract().abs() < 1e-9 && mark.value >= 1.0 {
+                format!("{}", mark.value)
+            } else {
+                String::new()
+            }
+        });
     Plot::new(id)
         .height(size::CHART_HEIGHT)
         .include_y(0.0)
@@ -213,8 +226,37 @@ pub(super) fn passk_plot(id: &str, max_k: f64) -> Plot<'_> {
         .allow_zoom(false)
         .allow_scroll(false)
         .allow_boxed_zoom(false)
-        .x_axis_label("k")
+        .custom_x_axes(vec![k_axis])
+        .x_grid_spacer(k_marks)
         .legend(egui_plot::Legend::default().position(egui_plot::Corner::RightBottom))
+}
+
+/// Grid marks on whole k: every k when they are 8 points apart or more, and
+/// labelled ones (1, 2, 5, 10, 20, … apart) at least 24 points apart.
+fn k_marks(input: GridInput) -> Vec<GridMark> {
+    // `base_step_size` is the k span of 8 points.
+    let labelled = (1..)
+        .flat_map(|exp| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(exp - 1)))
+        .find(|&step| step >= 3.0 * input.base_step_size)
+        .unwrap_or(1.0);
+    // Minor marks on every k only when they are far enough apart to draw.
+    let step = if input.base_step_size <= 1.0 {
+        1.0
+    } else {
+        labelled
+    };
+    let low = (input.bounds.0.max(1.0) / step).ceil() * step;
+    let mut marks = Vec::new();
+    let mut k = low;
+    while k <= input.bounds.1 {
+        let step_size = if k % labelled == 0.0 { labelled } else { 1.0 };
+        marks.push(GridMark {
+            value: k,
+            step_size,
+        });
+        k += step;
+    }
+    marks
 }
 
 /// Draws the pass@k curve, its 95% band and the mean score (values on hover).
@@ -223,13 +265,6 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f6
     let points = curve_points(curve);
     let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
     passk_plot("passk", max_k)
-        .x_axis_formatter(|mark, _| {
-            if mark.value.fract().abs() < 1e-9 && mark.value >= 1.0 {
-                format!("{}", mark.value)
-            } else {
-                String::new()
-            }
-        })
         .label_formatter(|pos| match pos {
             HoverPosition::NearDataPoint {
                 plot_name,
@@ -274,4 +309,39 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f6
                 );
             }
         });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marks(bounds: (f64, f64), base_step_size: f64) -> Vec<(f64, f64)> {
+        let input = GridInput {
+            bounds,
+            base_step_size,
+        };
+        k_marks(input)
+            .iter()
+            .map(|m| (m.value, m.step_size))
+            .collect()
+    }
+
+    #[test]
+    fn k_marks_fall_on_whole_k_and_label_a_readable_subset() {
+        // Ten samples on a wide plot: every k is labelled.
+        let all: Vec<_> = (1..=10).map(|k| (k as f64, 1.0)).collect();
+        assert_eq!(marks((0.5, 10.4), 0.1), all);
+        // 200 samples: minor marks on every k, labels every 5 (3 × 0.8 ≤ 5).
+        let wide = marks((0.0, 200.0), 0.8);
+        assert_eq!(wide.len(), 200);
+        let labelled: Vec<f64> = wide.iter().filter(|m| m.1 > 1.0).map(|m| m.0).collect();
+        assert_eq!(
+            labelled,
+            (1..=40).map(|i| i as f64 * 5.0).collect::<Vec<_>>()
+        );
+        // Zoomed far out: only the labelled marks, and no k below 1.
+        let far = marks((-1e6, 1e6), 4000.0);
+        assert!(far.iter().all(|m| m.0 >= 1.0 && m.1 == 20000.0), "{far:?}");
+        assert_eq!(far.len(), 50);
+    }
 }

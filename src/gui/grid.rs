@@ -1,12 +1,13 @@
-//! The results grid: one row per candidate, every column sortable both ways,
-//! outcome filter chips and a flagged chip, text search, virtual scrolling
-//! (`body.rows`).
+//! The results grid: one row per candidate (or per task, expanding to its
+//! samples), every column sortable both ways, outcome filter chips and a
+//! flagged chip, text search, virtual scrolling (`body.rows`).
 
 use egui::{RichText, Sense};
 use egui_extras::{Column as TableColumn, TableBuilder};
 
 use super::app::App;
 use super::command::Command;
+use super::task_rows::{Line, task_cells};
 use super::theme::{Tokens, size};
 use super::ui_ext::UiExt;
 use super::view::Column;
@@ -31,6 +32,61 @@ impl App {
     }
 
     fn grid_controls_ui(&mut self, ui: &mut egui::Ui) {
+        self.find_line_ui(ui);
+        self.filter_line_ui(ui);
+    }
+
+    /// Rows per candidate or per task, the search box and the row count.
+    fn find_line_ui(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label("Rows:");
+            let mut by_task = self.grid.by_task;
+            ui.selectable_value(&mut by_task, false, "each candidate")
+                .on_hover_text("One row per candidate");
+            ui.selectable_value(&mut by_task, true, "each task")
+                .on_hover_text("One row per task: its outcomes, pass@k and main cause; click a task to see its samples");
+            if by_task != self.grid.by_task {
+                self.grid.set_by_task(by_task);
+            }
+            if self.grid.by_task {
+                let all = !self.grid.tasks.is_empty()
+                    && self.grid.tasks.iter().all(|t| self.grid.expanded.contains(&t.task));
+                let (text, hint) = if all {
+                    ("collapse all", "Hide every task's samples")
+                } else {
+                    ("expand all", "Show every task's samples under it")
+                };
+                if ui.small_button(text).on_hover_text(hint).clicked() {
+                    self.grid.expand_all(!all);
+                }
+            }
+            ui.separator();
+            let label = ui.label("🔍");
+            let search = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.grid.search)
+                        .hint_text("search task, detail, flag")
+                        .desired_width(200.0),
+                )
+                .labelled_by(label.id);
+            if search.changed() {
+                self.grid.invalidate();
+            }
+            let (shown, all) = (self.grid.rows.len(), self.workbench.store.candidates.len());
+            let mut count = if shown == all {
+                format!("{all} rows")
+            } else {
+                format!("{shown} of {all} rows")
+            };
+            if self.grid.by_task {
+                count.push_str(&format!(" in {} tasks", self.grid.tasks.len()));
+            }
+            ui.weak_label(count);
+        });
+    }
+
+    /// The outcome chips and the flagged chip.
+    fn filter_line_ui(&mut self, ui: &mut egui::Ui) {
         let derived = self.workbench.derived();
         let outcomes = &derived.summary.outcomes;
         ui.horizontal_wrapped(|ui| {
@@ -73,24 +129,6 @@ impl App {
             {
                 self.grid.toggle_flagged();
             }
-            ui.separator();
-            let label = ui.label("🔍");
-            let search = ui
-                .add(
-                    egui::TextEdit::singleline(&mut self.grid.search)
-                        .hint_text("search task, detail, flag")
-                        .desired_width(180.0),
-                )
-                .labelled_by(label.id);
-            if search.changed() {
-                self.grid.invalidate();
-            }
-            let (shown, all) = (self.grid.rows.len(), self.workbench.store.candidates.len());
-            ui.weak_label(if shown == all {
-                format!("{all} rows")
-            } else {
-                format!("{shown} of {all} rows")
-            });
         });
     }
 
@@ -99,11 +137,13 @@ impl App {
         let tokens = Tokens::of(ui);
         let mut clicked_header = None;
         let mut clicked_row = None;
+        let mut clicked_task = None;
         let selected = self.grid.selected;
         let store = &self.workbench.store;
         let progress = &self.workbench.progress;
-        let rows = &self.grid.rows;
-        let (sort, ascending) = (self.grid.sort, self.grid.ascending);
+        let stats = &self.workbench.derived().tasks;
+        let grid = &self.grid;
+        let (sort, ascending) = (grid.sort, grid.ascending);
         // Cells are plain text so a click anywhere on a row selects it.
         ui.style_mut().interaction.selectable_labels = false;
         TableBuilder::new(ui)
@@ -139,12 +179,28 @@ impl App {
                 }
             })
             .body(|body| {
-                body.rows(row_height, rows.len(), |mut row| {
-                    let index = rows[row.index()];
+                body.rows(row_height, grid.line_count(), |mut row| {
+                    let index = match grid.line(row.index()) {
+                        Line::Task(i) => {
+                            let t = &grid.tasks[i];
+                            let open = grid.expanded.contains(&t.task);
+                            let task_id = &store.tasks[t.task].id;
+                            task_cells(&mut row, tokens, task_id, t, stats.get(t.task), open);
+                            if row.response().clicked() {
+                                clicked_task = Some(t.task);
+                            }
+                            return;
+                        }
+                        Line::Candidate(index) => index,
+                    };
                     let c = &store.candidates[index];
                     row.set_selected(selected == Some(index));
                     row.col(|ui| {
-                        ui.label(store.task_id(c));
+                        if grid.by_task {
+                            ui.weak_label(format!("    {}", store.task_id(c)));
+                        } else {
+                            ui.label(store.task_id(c));
+                        }
                     });
                     row.col(|ui| {
                         ui.label(c.sample.to_string());
@@ -202,6 +258,9 @@ impl App {
         }
         if let Some(index) = clicked_row {
             self.push(Command::Select(index));
+        }
+        if let Some(task) = clicked_task {
+            self.grid.toggle_task(task);
         }
     }
 }

@@ -20,6 +20,7 @@ mod screenshot;
 mod settings;
 mod state;
 mod status;
+mod task_rows;
 mod tasks;
 mod theme;
 mod toolbar;
@@ -31,6 +32,7 @@ use std::path::PathBuf;
 pub use app::{App, Calculator, DetailTab};
 pub use command::{Command, Export, FileTarget};
 pub use state::{AppState, ThemeChoice};
+pub use task_rows::{Line, TaskRow};
 pub use view::{Column, GridView};
 
 /// How the app starts.

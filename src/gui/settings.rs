@@ -1,5 +1,5 @@
 //! The Settings window: timeout, output cap, workers, interpreter (with its
-//! detected version) and the denylist. Persisted with the rest of the state.
+//! detected version), the denylist, and the zoom. Persisted with the rest of the state.
 
 use super::app::App;
 use super::command::Command;
@@ -21,6 +21,8 @@ impl App {
                 if running {
                     ui.weak_label("Settings apply to the next run.");
                 }
+                ui.separator();
+                zoom_ui(ui);
             });
         // Esc closes it, as it closes a dialog.
         if open && ui.ctx().input(|i| i.key_pressed(egui::Key::Escape)) {
@@ -149,4 +151,28 @@ impl App {
             self.push(Command::DetectPython);
         }
     }
+}
+
+/// The zoom for a projector: the same steps as Ctrl +, Ctrl − and Ctrl 0,
+/// remembered for the next start.
+fn zoom_ui(ui: &mut egui::Ui) {
+    let ctx = ui.ctx().clone();
+    ui.horizontal(|ui| {
+        ui.label("Zoom");
+        if ui.button("−").on_hover_text("Smaller (Ctrl −)").clicked() {
+            egui::gui_zoom::zoom_out(&ctx);
+        }
+        ui.label(format!("{:.0}%", ctx.zoom_factor() * 100.0));
+        if ui.button("+").on_hover_text("Larger (Ctrl +)").clicked() {
+            egui::gui_zoom::zoom_in(&ctx);
+        }
+        if ui
+            .button("Actual size")
+            .on_hover_text("100% (Ctrl 0)")
+            .clicked()
+        {
+            ctx.set_zoom_factor(1.0);
+        }
+        ui.weak_label("kept for the next start");
+    });
 }

@@ -32,7 +32,7 @@ pub enum ThemeChoice {
 }
 
 /// Everything persisted.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct AppState {
     /// Run settings.
@@ -41,9 +41,34 @@ pub struct AppState {
     pub recent: Vec<(RecentKind, PathBuf)>,
     /// The theme.
     pub theme: ThemeChoice,
+    /// The zoom factor (Ctrl +, Ctrl −, Ctrl 0), kept for the next start.
+    pub zoom: f32,
 }
 
+impl Default for AppState {
+    fn default() -> Self {
+        AppState {
+            settings: Settings::default(),
+            recent: Vec::new(),
+            theme: ThemeChoice::default(),
+            zoom: 1.0,
+        }
+    }
+}
+
+/// The zoom factors the app accepts (egui's own keyboard range).
+pub const ZOOM_RANGE: std::ops::RangeInclusive<f32> = 0.2..=5.0;
+
 impl AppState {
+    /// The remembered zoom, within [`ZOOM_RANGE`] (1 when the stored one is not a number).
+    pub fn zoom(&self) -> f32 {
+        if self.zoom.is_finite() {
+            self.zoom.clamp(*ZOOM_RANGE.start(), *ZOOM_RANGE.end())
+        } else {
+            1.0
+        }
+    }
+
     /// Puts `path` at the front of the recent files.
     pub fn remember(&mut self, kind: RecentKind, path: PathBuf) {
         self.recent.retain(|(k, p)| !(*k == kind && *p == path));

@@ -55,9 +55,14 @@ impl App {
         {
             self.push(Command::OpenDialog(FileTarget::Generations));
         }
-        ui.menu_button("More ⏷", |ui| {
+        // Clicks inside do not close it, so the path field takes the mouse;
+        // each entry closes it itself.
+        let config = egui::containers::menu::MenuConfig::new()
+            .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+        egui::containers::menu::MenuButton::new("More ⏷").config(config).ui(ui, |ui| {
             if ui.button(format!("Open run file…  {run_hint}")).clicked() {
                 self.push(Command::OpenDialog(FileTarget::Run));
+                ui.close();
             }
             if ui
                 .button("Compare with a run file…")
@@ -65,6 +70,7 @@ impl App {
                 .clicked()
             {
                 self.push(Command::OpenDialog(FileTarget::Baseline));
+                ui.close();
             }
             if ui
                 .button("Calibrate timeouts…")
@@ -72,17 +78,21 @@ impl App {
                 .clicked()
             {
                 self.push(Command::Calibrate);
+                ui.close();
             }
             if ui.button("Load the demo set").clicked() {
                 self.push(Command::LoadDemo);
+                ui.close();
             }
             ui.separator();
-            ui.label("Open a path (any kind of file):");
+            let label = ui.label("Open a path (any kind of file):");
             ui.horizontal(|ui| {
-                let edit = ui.add(
-                    egui::TextEdit::singleline(&mut self.path_input)
-                        .hint_text("/path/to/file.jsonl"),
-                );
+                let edit = ui
+                    .add(
+                        egui::TextEdit::singleline(&mut self.path_input)
+                            .hint_text("/path/to/file.jsonl"),
+                    )
+                    .labelled_by(label.id);
                 let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                 if (ui.button("Open").clicked() || enter) && !self.path_input.trim().is_empty() {
                     self.push(Command::OpenAny(self.path_input.trim().into()));
@@ -114,6 +124,7 @@ impl App {
                             RecentKind::Generations => Command::LoadGenerations(path.clone()),
                             RecentKind::Run => Command::OpenRun(path.clone()),
                         });
+                        ui.close();
                     }
                     if !exists {
                         button.context_menu(|ui| {

@@ -3,7 +3,10 @@
 //! store or the view changes, so a 100,000-row grid costs nothing per frame).
 
 use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::time::{Duration, Instant};
+
+use super::task_rows::{self, Line, TaskRow};
 
 use crate::sandbox::Outcome;
 use crate::store::{Store, signature};
@@ -82,6 +85,14 @@ pub struct GridView {
     pub selected: Option<usize>,
     /// Visible candidate indices, in display order.
     pub rows: Vec<usize>,
+    /// One row per task (expanding to its samples) instead of one per candidate.
+    pub by_task: bool,
+    /// Tasks (store indices) whose samples are shown under them.
+    pub expanded: HashSet<usize>,
+    /// The tasks of the visible candidates, in display order (when `by_task`).
+    pub tasks: Vec<TaskRow>,
+    /// The grid's lines (when `by_task`).
+    pub lines: Vec<Line>,
     seen_revision: u64,
     dirty: bool,
     refreshed: Option<Instant>,
@@ -99,6 +110,10 @@ impl Default for GridView {
             search: String::new(),
             selected: None,
             rows: Vec::new(),
+            by_task: false,
+            expanded: HashSet::new(),
+            tasks: Vec::new(),
+            lines: Vec::new(),
             seen_revision: u64::MAX,
             dirty: true,
             refreshed: None,
@@ -153,6 +168,48 @@ impl GridView {
     pub fn toggle_flagged(&mut self) {
         self.flagged_only = !self.flagged_only;
         self.dirty = true;
+    }
+
+    /// One row per task, or one per candidate.
+    pub fn set_by_task(&mut self, on: bool) {
+        self.by_task = on;
+        self.dirty = true;
+    }
+
+    /// Shows task `task`'s samples under it, or hides them.
+    pub fn toggle_task(&mut self, task: usize) {
+        if !self.expanded.remove(&task) {
+            self.expanded.insert(task);
+        }
+        self.dirty = true;
+    }
+
+    /// Expands every shown task, or none.
+    pub fn expand_all(&mut self, on: bool) {
+        self.expanded = if on {
+            self.tasks.iter().map(|t| t.task).collect()
+        } else {
+            HashSet::new()
+        };
+        self.dirty = true;
+    }
+
+    /// How many lines the grid draws.
+    pub fn line_count(&self) -> usize {
+        if self.by_task {
+            self.lines.len()
+        } else {
+            self.rows.len()
+        }
+    }
+
+    /// The grid's line `i`.
+    pub fn line(&self, i: usize) -> Line {
+        if self.by_task {
+            self.lines[i]
+        } else {
+            Line::Candidate(self.rows[i])
+        }
     }
 
     /// Whether every outcome is shown.
@@ -231,6 +288,13 @@ impl GridView {
             rows.sort_by(|i, j| if self.ascending { key(i, j) } else { key(j, i) }.then(i.cmp(j)));
         }
         self.rows = rows;
+        if self.by_task {
+            self.tasks = task_rows::group(store, &self.rows, self.sort, self.ascending);
+            self.lines = task_rows::lines(&self.tasks, |t| self.expanded.contains(&t));
+        } else {
+            self.tasks.clear();
+            self.lines.clear();
+        }
     }
 }
 
@@ -246,7 +310,7 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
     };
     let unfinished = pending(i).cmp(&pending(j));
     match column {
-        Column::Task => store.task_id(a).cmp(store.task_id(b)).then(by_task()),
+        Column::Task => natural_cmp(store.task_id(a), store.task_id(b)).then(by_task()),
         Column::Sample => a.sample.cmp(&b.sample).then(by_task()),
         _ if ra.is_none() || rb.is_none() => unfinished.then(by_task()),
         Column::Outcome => ra.map(|r| r.outcome).cmp(&rb.map(|r| r.outcome)),
@@ -262,6 +326,45 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
         Column::Detail => ra
             .map(|r| r.explanation())
             .cmp(&rb.map(|r| r.explanation())),
+    }
+}
+
+/// Orders task ids as people read them: runs of digits by their number, so
+/// `HumanEval/2` comes before `HumanEval/10`.
+pub(super) fn natural_cmp(a: &str, b: &str) -> Ordering {
+    fn runs(s: &str) -> impl Iterator<Item = (bool, &str)> {
+        let mut rest = s;
+        std::iter::from_fn(move || {
+            let first = rest.chars().next()?;
+            let digits = first.is_ascii_digit();
+            let end = rest
+                .find(|c: char| c.is_ascii_digit() != digits)
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(end);
+            rest = tail;
+            Some((digits, run))
+        })
+    }
+    let mut left = runs(a);
+    let mut right = runs(b);
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some((true, x)), Some((true, y))) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                let order = x.len().cmp(&y.len()).then_with(|| x.cmp(y));
+                if order != Ordering::Equal {
+                    return order;
+                }
+            }
+            (Some((_, x)), Some((_, y))) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+            }
+        }
     }
 }
 
@@ -285,4 +388,40 @@ pub enum Only {
     Faults,
     /// Candidates whose rechecks disagree.
     Flaky,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn task_ids_sort_by_their_numbers() {
+        let mut ids = [
+            "HumanEval/10",
+            "HumanEval/2",
+            "HumanEval/1",
+            "Mbpp/100",
+            "HumanEval/02",
+            "add",
+        ];
+        ids.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            ids,
+            [
+                "HumanEval/1",
+                "HumanEval/02",
+                "HumanEval/2",
+                "HumanEval/10",
+                "Mbpp/100",
+                "add"
+            ]
+        );
+        assert_eq!(natural_cmp("a9", "a10"), Ordering::Less);
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
+        assert_eq!(
+            natural_cmp("99999999999999999999999", "100000000000000000000000"),
+            Ordering::Less
+        );
+    }
 }
