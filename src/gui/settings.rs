@@ -16,13 +16,20 @@ impl App {
             .resizable(false)
             .default_width(380.0)
             .show(ui.ctx(), |ui| {
-                let running = self.workbench.is_running();
-                ui.add_enabled_ui(!running, |ui| self.settings_form_ui(ui));
-                if running {
-                    ui.weak_label("Settings apply to the next run.");
-                }
-                ui.separator();
+                // The zoom first: on a projector it is what is looked for.
                 zoom_ui(ui);
+                ui.separator();
+                // A long form (or a large zoom) scrolls inside the window,
+                // which otherwise takes what the screen has.
+                let tall = (ui.ctx().content_rect().height() - 120.0).max(120.0);
+                let scroll = egui::ScrollArea::vertical().min_scrolled_height(tall);
+                scroll.max_height(tall).show(ui, |ui| {
+                    let running = self.workbench.is_running();
+                    ui.add_enabled_ui(!running, |ui| self.settings_form_ui(ui));
+                    if running {
+                        ui.weak_label("Settings apply to the next run.");
+                    }
+                });
             });
         // Esc closes it, as it closes a dialog.
         if open && ui.ctx().input(|i| i.key_pressed(egui::Key::Escape)) {
