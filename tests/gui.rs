@@ -396,6 +396,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     rechecks: Vec::new(),
                     failure: None,
                     edited: false,
+                    base: None,
                 }),
             }
         })

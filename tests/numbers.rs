@@ -70,6 +70,7 @@ fn figures<'a>(runs: &'a [(String, usize, usize)], p: &'a BTreeMap<usize, f64>) 
         mean_score: 0.0,
         flagged: 0,
         causes: &[],
+        verdicts: Default::default(),
     }
 }
 

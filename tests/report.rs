@@ -27,6 +27,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         rechecks: Vec::new(),
         failure: None,
         edited: false,
+        base: None,
     }
 }
 

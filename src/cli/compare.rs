@@ -1,5 +1,6 @@
 //! `execscope compare A B`: pass@k side by side, the paired difference with its
-//! interval and p-value, then the tasks that changed.
+//! interval and p-value, the tasks that changed, then the candidates the two
+//! runs judged differently (the verdict audit).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,7 @@ pub fn compare(
     figures(&mut out, &cmp)?;
     paired(&mut out, &cmp)?;
     changes(&mut out, &cmp)?;
+    audit(&mut out, &cmp)?;
     let no_results = Store::default();
     let source = Source {
         changes: Some(&cmp),
@@ -140,6 +142,35 @@ fn changes(out: &mut impl Write, cmp: &Comparison) -> std::io::Result<()> {
                 )?;
             }
         }
+    }
+    Ok(())
+}
+
+/// The verdict audit: how many candidates both runs judged, and each one
+/// they judged differently (the first 20).
+fn audit(out: &mut impl Write, cmp: &Comparison) -> std::io::Result<()> {
+    let audit = &cmp.audit;
+    writeln!(
+        out,
+        "\nverdicts: {} candidates in both, compared as {}: {} disagreements",
+        audit.matched,
+        audit.compared_as,
+        audit.disagreements.len()
+    )?;
+    for d in audit.disagreements.iter().take(20) {
+        let which = if d.verdict == "base" {
+            " (base tests)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  {} #{}{which}: A {}, B {}",
+            d.task_id, d.sample, d.a, d.b
+        )?;
+    }
+    if audit.disagreements.len() > 20 {
+        writeln!(out, "  ... (all of them in --json)")?;
     }
     Ok(())
 }

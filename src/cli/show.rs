@@ -26,25 +26,41 @@ pub fn show(run: &Path, task: &str, sample: Option<usize>) -> anyhow::Result<Exi
         return Err(BadInput(format!("{}: {what} in the run", run.display())).into());
     }
     let mut out = std::io::stdout().lock();
+    if let Some(source) = &file.source {
+        writeln!(
+            out,
+            "read from {}'s {} (nothing re-run; unknown: {})\n",
+            source.harness,
+            source.layout,
+            source.unknown.join(", ")
+        )?;
+    }
     for (i, row) in rows.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        write_row(&mut out, row)?;
+        write_row(&mut out, row, file.source.is_none())?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn write_row(out: &mut impl Write, row: &CandidateRow) -> std::io::Result<()> {
+fn write_row(out: &mut impl Write, row: &CandidateRow, counted: bool) -> std::io::Result<()> {
+    // Another harness's result file records no assertion counts.
+    let counts = if counted {
+        format!(" ({}/{} assertions)", row.passed, row.total)
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "{} sample {}: {} ({}/{} assertions)",
+        "{} sample {}: {}{counts}",
         printable(&row.task_id),
         row.sample,
         row.outcome.as_str(),
-        row.passed,
-        row.total
     )?;
+    if let Some(base) = row.base {
+        writeln!(out, "  base tests: {}", base.outcome.as_str())?;
+    }
     if row.outcome == Outcome::Pass {
         return Ok(());
     }

@@ -8,6 +8,7 @@ mod calibration;
 mod causes;
 mod caveats;
 mod charts;
+mod columns;
 mod command;
 mod compare;
 mod detail;

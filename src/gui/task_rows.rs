@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use egui::{RichText, Sense};
 
+use super::columns::{Column, natural_cmp};
 use super::theme::Tokens;
-use super::view::{Column, natural_cmp};
 use crate::sandbox::Outcome;
 use crate::store::{Store, TaskStats, signature};
 

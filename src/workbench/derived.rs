@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::passk;
-use crate::report::{Comparison, Figures, Paired, RunFile};
+use crate::report::{Comparison, Figures, Paired, RunFile, Verdicts};
 use crate::store::{Cause, Store, Summary, TaskStats};
 
 /// Points at which the curve's confidence band is computed.
@@ -61,10 +61,11 @@ impl Derived {
     }
 
     /// The comparison of `baseline` (A) with these figures (B).
-    pub fn compare_with(&self, baseline: &RunFile) -> Comparison {
+    pub fn compare_with(&self, baseline: &RunFile, store: &Store) -> Comparison {
+        let verdicts = Verdicts::of_store(store, None);
         Comparison::between(
             &Figures::of_run(baseline),
-            &Figures::of_stats(&self.tasks, &self.summary, &self.causes),
+            &Figures::of_stats(&self.tasks, &self.summary, &self.causes, verdicts),
         )
     }
 }
@@ -130,7 +131,7 @@ impl Cache {
         {
             self.derived = Arc::new(Derived::of(store, key.1));
         }
-        self.comparison = baseline.map(|b| Arc::new(self.derived.compare_with(&b.run)));
+        self.comparison = baseline.map(|b| Arc::new(self.derived.compare_with(&b.run, store)));
         // Like the intervals, the resampling waits for the end of a run.
         self.paired = match &self.comparison {
             Some(cmp) if !key.1 => cmp.paired().into(),
