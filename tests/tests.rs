@@ -13,6 +13,7 @@
 //! - `explain`: why it failed (the rewritten asserts' values, lines, exceptions).
 //! - `faststart`: fast start against fresh interpreters, server death, host death.
 //! - `report`: run-file round trip and golden CSVs.
+//! - `result_files`: other harnesses' result files opened as runs, and the verdict audit.
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
@@ -54,6 +55,7 @@ mod readers;
 mod redteam;
 mod redteam3;
 mod report;
+mod result_files;
 mod shard;
 mod teaching;
 mod workbench;
