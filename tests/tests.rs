@@ -13,7 +13,8 @@
 //! - `explain`: why it failed (the rewritten asserts' values, lines, exceptions).
 //! - `faststart`: fast start against fresh interpreters, server death, host death.
 //! - `report`: run-file round trip and golden CSVs.
-//! - `result_files`: other harnesses' result files opened as runs, and the verdict audit.
+//! - `result_files`: other harnesses' result files opened as runs, and the verdict audit
+//!   (`result_files_gui`: the same in the app).
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
@@ -56,6 +57,9 @@ mod redteam;
 mod redteam3;
 mod report;
 mod result_files;
+#[cfg(feature = "gui")]
+mod result_files_gui;
 mod shard;
+#[cfg(feature = "gui")]
 mod teaching;
 mod workbench;

@@ -21,6 +21,7 @@ const OUTCOMES_SERIES: &str = "outcomes";
 const PASS_AT_K_SERIES: &str = "pass@k";
 const MEAN_SCORE_SERIES: &str = "mean score";
 const BAND_SERIES: &str = "95% interval";
+const BASE_SERIES: &str = "pass@k, base tests";
 
 impl App {
     pub(super) fn charts_ui(&mut self, ui: &mut egui::Ui) {
@@ -43,7 +44,10 @@ impl App {
                     ui.separator();
                     ui.strong("pass@k");
                     let curve = &derived.curve;
-                    show_curve(ui, curve, &derived.band, summary.mean_score);
+                    show_curve(ui, curve, &derived.base_curve, &derived.band, summary.mean_score);
+                    if !derived.base_curve.is_empty() {
+                        ui.weak_label("Two verdicts: pass@k over every test (base + plus, evalplus's humaneval+) and over the base tests alone.");
+                    }
                     if curve.is_empty() {
                         ui.weak_label("The curve appears as results arrive.");
                     } else if derived.band.is_empty() && self.workbench.is_running() {
@@ -96,6 +100,12 @@ impl App {
                             );
                         }
                     });
+                    ui.end_row();
+                }
+                for (k, v) in &summary.base_pass_at_k {
+                    ui.label(format!("pass@{k} base"))
+                        .on_hover_text("Over the base tests alone (evalplus's humaneval; the line above is humaneval+)");
+                    ui.strong(format!("{v:.4}"));
                     ui.end_row();
                 }
             });
@@ -260,9 +270,16 @@ fn k_marks(input: GridInput) -> Vec<GridMark> {
 }
 
 /// Draws the pass@k curve, its 95% band and the mean score (values on hover).
-fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f64)], mean: f64) {
+fn show_curve(
+    ui: &mut egui::Ui,
+    curve: &[(usize, f64)],
+    base: &[(usize, f64)],
+    band: &[(usize, f64, f64)],
+    mean: f64,
+) {
     let tokens = Tokens::of(ui);
     let points = curve_points(curve);
+    let base_points = curve_points(base);
     let max_k = curve.last().map_or(1.0, |&(k, _)| k as f64);
     passk_plot("passk", max_k)
         .label_formatter(|pos| match pos {
@@ -277,6 +294,15 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f6
                 plot_name,
                 position,
                 ..
+            } if *plot_name == BASE_SERIES => Some(format!(
+                "pass@{} = {:.4} on the base tests",
+                position.x.round(),
+                position.y
+            )),
+            HoverPosition::NearDataPoint {
+                plot_name,
+                position,
+                ..
             } if *plot_name == MEAN_SCORE_SERIES => Some(format!("mean score = {:.4}", position.y)),
             _ => None,
         })
@@ -286,6 +312,19 @@ fn show_curve(ui: &mut egui::Ui, curve: &[(usize, f64)], band: &[(usize, f64, f6
                     egui_plot::Polygon::new(BAND_SERIES, PlotPoints::new(band_outline(band)))
                         .fill_color(tokens.curve.gamma_multiply(0.22))
                         .stroke(egui::Stroke::new(0.5, tokens.curve.gamma_multiply(0.5))),
+                );
+            }
+            if !base_points.is_empty() {
+                plot.line(
+                    Line::new(BASE_SERIES, PlotPoints::new(base_points.clone()))
+                        .color(tokens.ok)
+                        .width(1.5),
+                );
+                plot.points(
+                    Points::new(BASE_SERIES, PlotPoints::new(base_points))
+                        .color(tokens.ok)
+                        .shape(egui_plot::MarkerShape::Square)
+                        .radius(3.0),
                 );
             }
             if !points.is_empty() {

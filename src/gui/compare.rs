@@ -1,7 +1,8 @@
 //! The Compare window: a saved run (the baseline, A) against the results on
 //! screen (B, live or opened): pass@k and mean score side by side, both pass@k
-//! curves on one plot, the outcome histograms side by side, and the per-task
-//! table of regressions and improvements with a filter for changed tasks.
+//! curves on one plot, the outcome histograms side by side, the verdict audit
+//! (`audit.rs`), and the per-task table of regressions and improvements with a
+//! filter for changed tasks.
 
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
@@ -64,6 +65,7 @@ impl App {
                 });
                 ui.separator();
                 causes_changed_ui(ui, &cmp);
+                self.audit_ui(ui, &cmp);
                 changes_table_ui(ui, &cmp, self.compare_view.changed_only);
             });
         if !open {

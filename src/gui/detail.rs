@@ -61,8 +61,15 @@ impl App {
             match &c.result {
                 Some(r) => {
                     ui.outcome_badge(r.outcome);
-                    ui.label(format!("score {:.2} ({}/{})", r.score, r.passed, r.total));
-                    ui.label(format!("{} ms", r.duration_ms));
+                    if let Some(source) = self.workbench.foreign() {
+                        ui.weak_label(format!("{}'s verdict", source.harness));
+                        if let Some(base) = r.base {
+                            ui.label(format!("base tests: {}", base.outcome.as_str()));
+                        }
+                    } else {
+                        ui.label(format!("score {:.2} ({}/{})", r.score, r.passed, r.total));
+                        ui.label(format!("{} ms", r.duration_ms));
+                    }
                     if let Some(t) = &r.timing {
                         ui.weak_label(format!(
                             "spawn {:.1} · start-up {:.1} · candidate {:.1} · teardown {:.1} ms",
@@ -121,7 +128,9 @@ impl App {
             if !c.code.is_empty() {
                 copy_button(ui, "Copy program", &c.code);
             }
+            // Another harness's tests are not here to run an edit against.
             if c.result.is_some()
+                && self.workbench.foreign().is_none()
                 && ui
                     .small_button("✏ Edit and run again")
                     .on_hover_text("Change the program and run it again through the same tests; the run's figures change only if you keep it")

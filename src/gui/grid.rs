@@ -144,6 +144,15 @@ impl App {
         let stats = &self.workbench.derived().tasks;
         let grid = &self.grid;
         let (sort, ascending) = (grid.sort, grid.ascending);
+        // Another harness's result file records no test counts or times.
+        let foreign = self.workbench.foreign();
+        let unknown = |ui: &mut egui::Ui| {
+            if let Some(source) = foreign {
+                ui.weak_label("—")
+                    .on_hover_text(format!("not recorded by {}", source.harness));
+            }
+            foreign.is_some()
+        };
         // Cells are plain text so a click anywhere on a row selects it.
         ui.style_mut().interaction.selectable_labels = false;
         TableBuilder::new(ui)
@@ -214,10 +223,14 @@ impl App {
                                 ui.label(format!("{:.2}", r.score));
                             });
                             row.col(|ui| {
-                                ui.label(format!("{}/{}", r.passed, r.total));
+                                if !unknown(ui) {
+                                    ui.label(format!("{}/{}", r.passed, r.total));
+                                }
                             });
                             row.col(|ui| {
-                                ui.label(r.duration_ms.to_string());
+                                if !unknown(ui) {
+                                    ui.label(r.duration_ms.to_string());
+                                }
                             });
                             row.col(|ui| {
                                 if !r.flags.is_empty() {

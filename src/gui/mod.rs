@@ -4,6 +4,7 @@
 //! holds no evaluation logic of its own.
 
 mod app;
+mod audit;
 mod calibration;
 mod causes;
 mod caveats;

@@ -52,6 +52,8 @@ impl App {
                         },
                         if secs > 0.0 { done as f64 / secs } else { 0.0 }
                     ));
+                } else if let Some(source) = self.workbench.foreign() {
+                    ui.label(format!("{} verdicts: {total} candidates", source.harness));
                 } else if let Some((_, file)) = &self.workbench.opened_run {
                     ui.label(format!(
                         "Saved run: {total} candidates, ran in {:.1} s{}",

@@ -188,6 +188,18 @@ impl App {
 
     fn inputs_line_ui(&mut self, ui: &mut egui::Ui) {
         ui.horizontal_wrapped(|ui| {
+            if let Some((path, file)) = &self.workbench.opened_run
+                && let Some(source) = &file.source
+            {
+                ui.label(RichText::new(format!("{} result file", source.harness)).strong());
+                ui.label(file_name(path)).on_hover_text(path.display().to_string());
+                ui.weak_label(format!(
+                    "({}; its verdicts, nothing re-run; not recorded: {})",
+                    source.layout,
+                    source.unknown.join(", ")
+                ));
+                return;
+            }
             if let Some((path, file)) = &self.workbench.opened_run {
                 ui.label(RichText::new("Saved run").strong());
                 ui.label(file_name(path)).on_hover_text(path.display().to_string());

@@ -287,11 +287,16 @@ fn compare(store: &Store, progress: &[Progress], column: Column, i: usize, j: us
 pub struct CompareView {
     /// Show only tasks whose verdict changed.
     pub changed_only: bool,
+    /// The disagreement shown side by side (an index into the audit's list).
+    pub disagreement: Option<usize>,
 }
 
 impl Default for CompareView {
     fn default() -> Self {
-        CompareView { changed_only: true }
+        CompareView {
+            changed_only: true,
+            disagreement: None,
+        }
     }
 }
 

@@ -22,6 +22,9 @@ pub struct Derived {
     pub summary: Summary,
     /// pass@k for every k.
     pub curve: Vec<(usize, f64)>,
+    /// pass@k for every k over the base tests alone, where candidates have a
+    /// base verdict (evalplus); empty otherwise.
+    pub base_curve: Vec<(usize, f64)>,
     /// Per-task statistics at `ks`.
     pub tasks: Vec<TaskStats>,
     /// 95% bootstrap interval of each reported pass@k (once no run is going on).
@@ -43,6 +46,10 @@ impl Derived {
         Derived {
             summary: store.summary(&ks),
             curve: store.curve(),
+            base_curve: store
+                .base_counts()
+                .map(|c| passk::curve(&c))
+                .unwrap_or_default(),
             tasks: store.task_stats(&ks),
             intervals: if live {
                 BTreeMap::new()

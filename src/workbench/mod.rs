@@ -302,6 +302,14 @@ impl Workbench {
         self.baseline_generation += 1;
     }
 
+    /// The harness whose result file is open, when the results on screen are
+    /// another harness's verdicts (nothing was run here).
+    pub fn foreign(&self) -> Option<&crate::report::ForeignSource> {
+        self.opened_run
+            .as_ref()
+            .and_then(|(_, f)| f.source.as_ref())
+    }
+
     /// Whether the inputs are the embedded demo.
     pub fn is_demo(&self) -> bool {
         self.tasks
