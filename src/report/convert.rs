@@ -2,8 +2,6 @@
 //! and the records of its run, and a store rebuilt from a saved run so it can
 //! be inspected without re-running.
 
-use std::collections::BTreeMap;
-
 use super::InputRecord;
 use super::runfile::{
     CandidateRow, FORMAT, Inputs, PythonRecord, RunFile, SettingsRecord, ShardRecord, SummaryRow,
@@ -79,23 +77,7 @@ impl RunFile {
             },
             candidates: Vec::new(),
             tasks: Vec::new(),
-            summary: SummaryRow {
-                candidates: 0,
-                outcomes: BTreeMap::new(),
-                mean_score: 0.0,
-                pass_at_k: BTreeMap::new(),
-                elapsed_s: ctx.elapsed_s,
-                cancelled: ctx.cancelled,
-                complete: true,
-                planned: 0,
-                pass_at_k_ci: BTreeMap::new(),
-                flagged: 0,
-                flags: BTreeMap::new(),
-                caveats: Default::default(),
-                causes: Vec::new(),
-                edited: 0,
-                base_pass_at_k: BTreeMap::new(),
-            },
+            summary: SummaryRow::empty(ctx.elapsed_s, ctx.cancelled),
             skipped_tasks: ctx.skipped.to_vec(),
             missing_generations: ctx.missing.to_vec(),
             shard: ctx.shard,

@@ -290,6 +290,30 @@ pub struct SummaryRow {
     pub base_pass_at_k: BTreeMap<usize, f64>,
 }
 
+impl SummaryRow {
+    /// The summary of no candidates, before the figures are filled in (see
+    /// [`RunFile::with_figures_of`]).
+    pub(super) fn empty(elapsed_s: f64, cancelled: bool) -> SummaryRow {
+        SummaryRow {
+            candidates: 0,
+            outcomes: BTreeMap::new(),
+            mean_score: 0.0,
+            pass_at_k: BTreeMap::new(),
+            elapsed_s,
+            cancelled,
+            complete: true,
+            planned: 0,
+            pass_at_k_ci: BTreeMap::new(),
+            flagged: 0,
+            flags: BTreeMap::new(),
+            caveats: Default::default(),
+            causes: Vec::new(),
+            edited: 0,
+            base_pass_at_k: BTreeMap::new(),
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }

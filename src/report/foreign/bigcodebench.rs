@@ -12,7 +12,7 @@ use crate::sandbox::Outcome;
 const LAYOUT: Layout = Layout {
     harness: "bigcodebench",
     layout: "eval_results.json",
-    unknown: &["per_assertion", "duration_ms", "stdout", "stderr"],
+    unknown: &[],
 };
 
 pub(super) fn read(value: &Value) -> Result<(Layout, Vec<Verdict>), String> {

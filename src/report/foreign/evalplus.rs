@@ -15,14 +15,6 @@ use serde_json::Value;
 use super::{Layout, Verdict};
 use crate::sandbox::Outcome;
 
-const UNKNOWN: &[&str] = &[
-    "exception type",
-    "per_assertion",
-    "duration_ms",
-    "stdout",
-    "stderr",
-];
-
 /// Whether `value` (an object with `eval`) is evalplus's, not bigcodebench's
 /// (whose records have `status`, not `base_status`).
 pub(super) fn looks_like(value: &Value) -> bool {
@@ -61,20 +53,13 @@ pub(super) fn read(value: &Value) -> Result<(Layout, Vec<Verdict>), String> {
         Layout {
             harness: "evalplus",
             layout: "eval_results.json (before 0.3)",
-            unknown: &[
-                "program",
-                "exception type",
-                "per_assertion",
-                "duration_ms",
-                "stdout",
-                "stderr",
-            ],
+            unknown: &["program", "exception type"],
         }
     } else {
         Layout {
             harness: "evalplus",
             layout: "eval_results.json (0.3)",
-            unknown: UNKNOWN,
+            unknown: &["exception type"],
         }
     };
     Ok((layout, verdicts))

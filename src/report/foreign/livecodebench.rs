@@ -13,7 +13,7 @@ use crate::sandbox::{Fault, Outcome};
 const LAYOUT: Layout = Layout {
     harness: "livecodebench",
     layout: "eval_all.json",
-    unknown: &["per_assertion", "duration_ms", "stdout", "stderr"],
+    unknown: &[],
 };
 
 /// Whether `first`, the first item of a JSON list, is a LiveCodeBench record.

@@ -57,12 +57,16 @@ impl Verdict {
 /// what is wrong, named by where in the document.
 type Reader = fn(&Value) -> Result<(Layout, Vec<Verdict>), String>;
 
-/// A result file's harness, layout, and what its records lack.
+/// A result file's harness, layout, and what its records lack beyond
+/// [`NEVER_RECORDED`].
 struct Layout {
     harness: &'static str,
     layout: &'static str,
     unknown: &'static [&'static str],
 }
+
+/// What no other harness's result file records.
+const NEVER_RECORDED: [&str; 4] = ["per_assertion", "duration_ms", "stdout", "stderr"];
 
 /// Reads `text` (from `path`) as another harness's result file, when it is
 /// one: `None` when `text` is none of the formats this reads.
@@ -140,14 +144,16 @@ fn run_file(path: &Path, text: &str, layout: &Layout, verdicts: Vec<Verdict>) ->
         },
         candidates,
         tasks: Vec::new(),
-        summary: empty_summary(),
+        summary: SummaryRow::empty(0.0, false),
         skipped_tasks: Vec::new(),
         missing_generations: Vec::new(),
         shard: None,
         source: Some(ForeignSource {
             harness: layout.harness.to_owned(),
             layout: layout.layout.to_owned(),
-            unknown: layout.unknown.iter().map(|s| (*s).to_owned()).collect(),
+            unknown: (layout.unknown.iter().chain(&NEVER_RECORDED))
+                .map(|s| (*s).to_owned())
+                .collect(),
         }),
     };
     let store = run.to_store();
@@ -210,26 +216,6 @@ fn unknown_settings() -> SettingsRecord {
         recheck_all: false,
         timeouts: BTreeMap::new(),
         timeouts_from: None,
-    }
-}
-
-fn empty_summary() -> SummaryRow {
-    SummaryRow {
-        candidates: 0,
-        outcomes: BTreeMap::new(),
-        mean_score: 0.0,
-        pass_at_k: BTreeMap::new(),
-        elapsed_s: 0.0,
-        cancelled: false,
-        complete: true,
-        planned: 0,
-        pass_at_k_ci: BTreeMap::new(),
-        flagged: 0,
-        flags: BTreeMap::new(),
-        caveats: Default::default(),
-        causes: Vec::new(),
-        edited: 0,
-        base_pass_at_k: BTreeMap::new(),
     }
 }
 
