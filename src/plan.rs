@@ -27,6 +27,9 @@ pub struct Program {
     /// and constants the tests use (HumanEval 50's `encode_shift`), so no
     /// program can change them under the tests.
     pub given: Arc<str>,
+    /// The task's tests that are inputs (HumanEval+); then `setup` is empty
+    /// and `assertions` describe the inputs.
+    pub io: Option<Arc<crate::spec::io_tests::IoTests>>,
 }
 
 /// One candidate to evaluate.
@@ -228,6 +231,7 @@ pub fn assemble(
             ProgramStyle::Completion { prompt, .. } => Arc::from(prompt.as_str()),
             ProgramStyle::Whole => Arc::from(""),
         },
+        io: task.io.clone(),
     })
 }
 
@@ -259,6 +263,7 @@ mod tests {
             assertions: vec!["check".into()],
             post_process: PostProcess::ExtractCodeBlock,
             timeout_s: None,
+            io: None,
             reference: None,
         }
     }

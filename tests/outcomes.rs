@@ -178,6 +178,7 @@ fn humaneval_task() -> Task {
         assertions: vec!["def check(c):\n    assert c(1) == 2\n\ncheck(inc)".into()],
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
+        io: None,
         reference: None,
     }
 }

@@ -74,6 +74,7 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
         assertions: Arc::from(assertions.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         reference: Arc::from(""),
         given: Arc::from(""),
+        io: None,
     }
 }
 

@@ -83,6 +83,7 @@ def _json_loads(data):
 
 def _receive(what):
     """The candidate process's next message (a non-empty list)."""
+    _wait_for_answer()
     try:
         data = _read_frame(JUDGE_CALL_FD, _ANSWER_MAX)
     except ValueError as exc:
@@ -272,20 +273,28 @@ _TASKS = {}
 
 def _task_of(fields):
     """(steps, the names they read as globals, how the reference binds its
-    names, the names under test, the given code's helpers) for the judge
-    payload `fields`."""
-    key = (fields[0], fields[2], fields[4], tuple(fields[5:]))
+    names, the names under test, the given code's helpers, the spec of tests
+    that are inputs or None) for the judge payload `fields`."""
+    io = "io" in fields[1].split()
+    key = (io, fields[0], fields[2], fields[4], tuple(fields[5:]))
     task = _TASKS.get(key)
     if task is None:
         steps = []
-        if fields[0]:
-            steps.append(_step("s", fields[0], "<setup>", 0))
-        for i, source in enumerate(fields[5:]):
-            steps.append(_assertion_step("a" + _str(i + 1), source))
-        names = _requested([step[1] for step in steps])
-        under_test = _under_test(fields[5:])
+        spec = None
+        if io:
+            # Tests that are inputs (io.py): the entry point is under test.
+            spec = _io_task(fields[0])
+            names = [spec[0]]
+            under_test = {spec[0]}
+        else:
+            if fields[0]:
+                steps.append(_step("s", fields[0], "<setup>", 0))
+            for i, source in enumerate(fields[5:]):
+                steps.append(_assertion_step("a" + _str(i + 1), source))
+            names = _requested([step[1] for step in steps])
+            under_test = _under_test(fields[5:])
         helpers = _given_helpers(fields[4], under_test)
-        task = (steps, names, _top_level(fields[2]), under_test, helpers)
+        task = (steps, names, _top_level(fields[2]), under_test, helpers, spec)
         if _len(_TASKS) >= 256:
             _TASKS.clear()
         _TASKS[key] = task
@@ -293,12 +302,15 @@ def _task_of(fields):
 
 
 def _judge(fields):
-    """Judges one candidate. Layout of `fields`: the test setup, flags
-    (words: `strict`), the task's reference program, the candidate's
-    program, the code the task gives, then one field per assertion."""
+    """Judges one candidate. Layout of `fields`: the test setup (or the spec
+    of tests that are inputs), flags (words: `strict`; `io`, the tests are
+    inputs, io.py; `record`, write down the outputs), the task's reference
+    program, the candidate's program, the code the task gives, then one
+    field per assertion."""
     _record("start", _str(_t_start))
-    strict = "strict" in fields[1].split()
-    steps, names, reference, under_test, helpers = _task_of(fields)
+    flags = fields[1].split()
+    strict = "strict" in flags
+    steps, names, reference, under_test, helpers, spec = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}
     namespace.update(helpers)
     namespace.update(_EXPLAIN_NAMES)
@@ -320,6 +332,11 @@ def _judge(fields):
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)
+        return _finish()
+    if spec is not None:
+        _judge_io(spec, namespace, "record" in flags)
+        if _lost is not None:
+            _record("lost", _lost)
         return _finish()
     stopped = False
     setup = steps[0] if steps and steps[0][0] == "s" else None

@@ -127,6 +127,10 @@ struct Shared {
     permits: Permits,
     runner: Runner,
     started: Instant,
+    /// Where the reference outputs of tasks that are inputs are kept
+    /// ([`crate::expected`]), and whether this run recorded some.
+    expected_cache: Option<std::path::PathBuf>,
+    recorded: AtomicBool,
 }
 
 impl Shared {
@@ -144,8 +148,27 @@ impl Shared {
 
     fn timeout_for(&self, task: usize) -> Duration {
         let task = self.plan.tasks.get(task);
+        if let Some(io) = task.and_then(|t| t.io.as_ref()) {
+            // evalplus's time for the task's inputs (each has its own limit).
+            return io.timeout().unwrap_or(crate::expected::RECORD_TIMEOUT);
+        }
         self.settings
             .timeout_for(task.map(|t| t.id.as_str()), task.and_then(|t| t.timeout_s))
+    }
+
+    /// Why candidates of `task` cannot be judged, when its tests are inputs
+    /// whose reference outputs could not be recorded (recorded now if they
+    /// are not yet).
+    fn unjudgeable(&self, task: usize) -> Result<Option<String>, SandboxError> {
+        let Some(task) = self.plan.tasks.get(task).filter(|t| t.io.is_some()) else {
+            return Ok(None);
+        };
+        let fresh = task.io.as_ref().is_some_and(|io| io.expected.get().is_none());
+        let recorded = crate::expected::ensure(task, &self.runner, Some(&self.cancel))?;
+        if fresh && recorded.is_ok() {
+            self.recorded.store(true, Ordering::SeqCst);
+        }
+        Ok(recorded.err())
     }
 
     fn work(&self) {
@@ -165,6 +188,11 @@ impl Shared {
             });
         }
         if self.live.fetch_sub(1, Ordering::SeqCst) == 1 {
+            if let Some(file) = self.expected_cache.as_ref() {
+                if self.recorded.load(Ordering::SeqCst) {
+                    crate::expected::save(file, &self.plan);
+                }
+            }
             let cancelled = self.done.load(Ordering::SeqCst) < total;
             self.send(EngineEvent::Done {
                 elapsed: self.started.elapsed(),
@@ -217,12 +245,16 @@ impl Shared {
                 .map_or(0, |t| t.assertions.len());
             let outcome = match &job.program {
                 Err(why) => Ok(CandidateResult::not_run(why, total_assertions)),
-                Ok(program) => runner.run(
-                    self.timeout_for(job.task),
-                    program,
-                    Some(&self.cancel),
-                    &hand_off,
-                ),
+                Ok(program) => match self.unjudgeable(job.task) {
+                    Ok(Some(why)) => Ok(CandidateResult::harness_fault(&why, total_assertions)),
+                    Ok(None) => runner.run(
+                        self.timeout_for(job.task),
+                        program,
+                        Some(&self.cancel),
+                        &hand_off,
+                    ),
+                    Err(e) => Err(e),
+                },
             };
             give_back();
             match outcome {
@@ -269,7 +301,10 @@ pub fn start(
         .strict(settings.strict_integrity);
     let job_tasks: Vec<usize> = plan.jobs.iter().map(|j| j.task).collect();
     let schedule = Schedule::new(&job_tasks, plan.tasks.len());
+    let expected_cache = crate::expected::from_cache(&plan, &python);
     let shared = Arc::new(Shared {
+        expected_cache,
+        recorded: AtomicBool::new(false),
         plan,
         runner,
         settings,

@@ -177,6 +177,7 @@ impl RunFile {
                         failure: row.failure.clone(),
                         edited: row.edited,
                         base: row.base,
+                        recorded: None,
                     }),
                 }
             })

@@ -74,6 +74,7 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/explain.py"),
     include_str!("../../assets/harness/proxies.py"),
     include_str!("../../assets/harness/names.py"),
+    include_str!("../../assets/harness/io.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
 );
@@ -217,6 +218,10 @@ pub struct CandidateResult {
     /// (evalplus's base inputs; the outcome above is base + plus).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<BaseVerdict>,
+    /// What a task's reference returned on its inputs, when it ran to record
+    /// them (JSON text for the judge; never written to a run file).
+    #[serde(skip)]
+    pub recorded: Option<std::sync::Arc<str>>,
 }
 
 /// A verdict over a subset of a task's tests: evalplus's base inputs, whose
@@ -261,6 +266,7 @@ impl CandidateResult {
             failure: None,
             edited: false,
             base: None,
+            recorded: None,
         }
     }
 

@@ -17,8 +17,9 @@ use super::disk::{DISK_CHECK_EVERY, over_disk_limit};
 use super::pacing::{CHECK_EVERY, DEMOTED_NICE, FULL_PRIORITY_SHARE, lower_priority, usage};
 use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd};
 
-/// Most bytes accepted on the verdict pipe.
-const VERDICT_MAX: usize = 4 << 20;
+/// Most bytes accepted on the verdict pipe (a reference's recorded outputs
+/// on every input of a task come this way).
+const VERDICT_MAX: usize = 64 << 20;
 /// How long output is still collected after both processes ended.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
 /// Poll slice where the exit cannot be watched through a pidfd.

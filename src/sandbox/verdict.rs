@@ -49,6 +49,7 @@ pub(super) fn interpret(
         failure: None,
         edited: false,
         base: None,
+        recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
     if observed.overflow {
@@ -87,6 +88,15 @@ pub(super) fn interpret(
             "the judge ended without a verdict ({})",
             judge_status.map_or("unknown".into(), |s| s.to_string())
         );
+    }
+    if let (Some(io), None) = (&job.program.io, &result.base) {
+        // Decided before the tests (the program, the deadline): the base
+        // tests share the outcome.
+        result.base = Some(super::BaseVerdict {
+            outcome: result.outcome,
+            passed: 0,
+            total: io.base_count() as u32,
+        });
     }
     result
 }
@@ -128,33 +138,65 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         return result.detail = "no assertions".into();
     }
     let mut per = Vec::with_capacity(total);
+    let mut timed_out = None;
     for i in 1..=total {
         match report.step(&format!("a{i}")) {
             Some(Step::Ok) => per.push(true),
             Some(Step::Memory) => return result.detail = "memory limit".into(),
             Some(Step::Lost) => return,
+            Some(Step::Timeout) => {
+                timed_out.get_or_insert(i);
+                per.push(false);
+            }
             Some(Step::Fail | Step::Skip) => per.push(false),
             _ => return result.detail = "the judge's verdict is incomplete".into(),
         }
     }
+    result.recorded = report.recorded.as_deref().map(std::sync::Arc::from);
+    if let Some(io) = &job.program.io {
+        result.base = Some(base_verdict(&per[..io.base_count().min(total)], timed_out));
+    }
     let passed = per.iter().filter(|p| **p).count();
+    result.passed = passed as u32;
+    result.score = passed as f64 / total as f64;
     if let Some(first) = per.iter().position(|p| !p) {
         let step = format!("a{}", first + 1);
         result.failure = report
             .failure(&step)
             .and_then(|f| Failure::from_judge(f, Some(first as u32 + 1)));
-        result.outcome = Outcome::AssertionFail;
-        result.detail = format!(
-            "assertion {} failed: {}",
-            first + 1,
-            failed(&step, "failed")
-        );
+        if timed_out == Some(first + 1) {
+            // Its time limit, not the task's: the tests that are inputs.
+            result.outcome = Outcome::Timeout;
+            result.score = 0.0;
+            result.detail = format!("test {} {}", first + 1, failed(&step, "timed out"));
+        } else {
+            result.outcome = Outcome::AssertionFail;
+            result.detail = format!(
+                "assertion {} failed: {}",
+                first + 1,
+                failed(&step, "failed")
+            );
+        }
     } else {
         result.outcome = Outcome::Pass;
     }
-    result.passed = passed as u32;
-    result.score = passed as f64 / total as f64;
     result.per_assertion = per;
+}
+
+/// The verdict over the base tests alone (`per`: their pass marks; the first
+/// test that timed out, 1-based, if one did).
+fn base_verdict(per: &[bool], timed_out: Option<usize>) -> super::BaseVerdict {
+    let passed = per.iter().filter(|p| **p).count() as u32;
+    let outcome = match per.iter().position(|p| !p) {
+        None => Outcome::Pass,
+        Some(first) if timed_out == Some(first + 1) => Outcome::Timeout,
+        Some(_) => Outcome::AssertionFail,
+    };
+    super::BaseVerdict {
+        outcome,
+        passed,
+        total: per.len() as u32,
+    }
 }
 
 /// How the candidate process ended: its status, and whether the host killed

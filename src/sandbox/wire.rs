@@ -88,10 +88,27 @@ pub(super) fn candidate_payload(
 /// and how, and the latter compiled to see that it does; neither is run),
 /// the assertions.
 pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
-    let flags = if strict { "strict" } else { "" };
+    let mut flags = if strict { vec!["strict"] } else { vec![] };
+    if let Some(io) = &program.io {
+        // Tests that are inputs: the spec in place of the setup, no
+        // assertion fields (`assets/harness/io.py`). Without the reference's
+        // outputs the judge records them.
+        let record = io.recorded().is_none();
+        flags.push("io");
+        if record {
+            flags.push("record");
+        }
+        return fields(&[
+            io.spec(record).as_str(),
+            &flags.join(" "),
+            &program.reference,
+            &program.code,
+            &program.given,
+        ]);
+    }
     let mut out = fields(&[
         program.setup.as_str(),
-        flags,
+        &flags.join(" "),
         &program.reference,
         &program.code,
         &program.given,
@@ -127,6 +144,8 @@ pub(super) enum Step {
     Syntax,
     /// The candidate process stopped answering, or broke the protocol.
     Lost,
+    /// A test that is an input took longer than its limit.
+    Timeout,
     /// Not run: an earlier step stopped the run.
     Skip,
 }
@@ -151,6 +170,8 @@ pub(super) struct Report {
     pub lost: Option<String>,
     /// Every step ran; the judge's clock then (ns).
     pub end_ns: Option<u64>,
+    /// What the reference returned in record mode (JSON, `io.py`).
+    pub recorded: Option<String>,
 }
 
 impl Report {
@@ -188,10 +209,10 @@ pub(super) fn parse(data: &[u8]) -> Report {
     while let Some((kind, text, used)) = note(&data[pos..]) {
         pos += used;
         let mut text = String::from_utf8_lossy(text).into_owned();
-        let max = if kind == "failure" {
-            FAILURE_MAX
-        } else {
-            DETAIL_MAX
+        let max = match kind {
+            "failure" => FAILURE_MAX,
+            "recorded" => usize::MAX,
+            _ => DETAIL_MAX,
         };
         if text.len() > max {
             let cut = (0..=max).rev().find(|&i| text.is_char_boundary(i));
@@ -209,6 +230,7 @@ pub(super) fn parse(data: &[u8]) -> Report {
                     "memory" => Step::Memory,
                     "syntax" => Step::Syntax,
                     "lost" => Step::Lost,
+                    "timeout" => Step::Timeout,
                     _ => Step::Skip,
                 };
                 if report.step(name).is_none() {
@@ -223,6 +245,7 @@ pub(super) fn parse(data: &[u8]) -> Report {
             }
             "flag" => super::flags::add_flag(&mut report.flags, &text),
             "lost" => report.lost = Some(text),
+            "recorded" if report.recorded.is_none() => report.recorded = Some(text),
             _ => {}
         }
     }

@@ -19,7 +19,7 @@ pub(super) fn read(path: &Path, text: &str, set: &mut TaskSet) {
     }
 }
 
-fn record(
+pub(super) fn record(
     path: &Path,
     line: usize,
     raw: &str,
@@ -55,6 +55,7 @@ fn record(
         setup: String::new(),
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
+        io: None,
         reference,
     })
 }

@@ -164,6 +164,7 @@ fn validate(
         post_process,
         timeout_s,
         reference: None,
+        io: None,
     }))
 }
 

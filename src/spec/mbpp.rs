@@ -84,6 +84,7 @@ fn task_from(
         assertions,
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
+        io: None,
         reference,
     })
 }

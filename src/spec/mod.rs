@@ -1,8 +1,10 @@
 //! The task model and the task-file readers: lesson-70 (native, strictly
-//! validated), HumanEval and MBPP (plain and sanitized). Formats are detected from
-//! content, and `.gz` is read too.
+//! validated), HumanEval, HumanEval+ and MBPP (plain and sanitized). Formats are
+//! detected from content, and `.gz` is read too.
 
+mod evalplus;
 mod humaneval;
+pub mod io_tests;
 mod lesson70;
 mod mbpp;
 
@@ -48,6 +50,9 @@ pub struct Task {
     /// A known-good solution shipped with the task (HumanEval canonical solution,
     /// MBPP reference code), usable with `--reference`.
     pub reference: Option<String>,
+    /// Tests that are inputs (HumanEval+): then `assertions` only describe
+    /// them, one per input.
+    pub io: Option<std::sync::Arc<io_tests::IoTests>>,
 }
 
 /// A task that was read but is not executed (a non-`code_exec` lesson-70 task).
@@ -67,6 +72,8 @@ pub enum TaskFormat {
     Lesson70,
     /// OpenAI HumanEval JSONL.
     HumanEval,
+    /// evalplus HumanEval+ JSONL (HumanEval with `base_input`, `plus_input`).
+    HumanEvalPlus,
     /// Google MBPP JSONL.
     Mbpp,
     /// Sanitized MBPP (one JSON array).
@@ -79,6 +86,7 @@ impl TaskFormat {
         match self {
             TaskFormat::Lesson70 => "lesson-70 tasks",
             TaskFormat::HumanEval => "HumanEval",
+            TaskFormat::HumanEvalPlus => "HumanEval+",
             TaskFormat::Mbpp => "MBPP",
             TaskFormat::MbppSanitized => "sanitized MBPP",
         }
@@ -132,6 +140,7 @@ pub fn tasks_from_text(path: &Path, sha256: String, text: &str) -> Result<TaskSe
     match format {
         TaskFormat::Lesson70 => lesson70::read(path, text, &mut set),
         TaskFormat::HumanEval => humaneval::read(path, text, &mut set),
+        TaskFormat::HumanEvalPlus => evalplus::read(path, text, &mut set),
         TaskFormat::Mbpp => mbpp::read_jsonl(path, text, &mut set),
         TaskFormat::MbppSanitized => mbpp::read_sanitized(path, text, &mut set)?,
     }
@@ -147,7 +156,9 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
         return Err(InputError::file(path, "empty", "the file is empty"));
     };
     let obj = input::parse_object(path, line, first)?;
-    if obj.contains_key("entry_point") || obj.contains_key("canonical_solution") {
+    if obj.contains_key("base_input") || obj.contains_key("plus_input") {
+        Ok(TaskFormat::HumanEvalPlus)
+    } else if obj.contains_key("entry_point") || obj.contains_key("canonical_solution") {
         Ok(TaskFormat::HumanEval)
     } else if obj.contains_key("test_list") {
         Ok(TaskFormat::Mbpp)
@@ -172,7 +183,7 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
             None,
             "format",
             "unknown task format: expected lesson-70 (`targets`, `metric_name`), HumanEval \
-             (`entry_point`, `test`) or MBPP (`test_list`) records",
+             (`entry_point`, `test`), HumanEval+ (`base_input`, `plus_input`) or MBPP (`test_list`) records",
         ))
     }
 }

@@ -193,6 +193,7 @@ impl Workbench {
             assertions: task.assertions.clone().into(),
             reference: std::sync::Arc::from(""),
             given: std::sync::Arc::from(""),
+            io: None,
         })
     }
 }
