@@ -30,7 +30,11 @@ pub fn from_cache(plan: &Plan, python: &crate::sandbox::Interpreter) -> Option<P
     }
     let file = cache_file(plan, python)?;
     for (id, recorded) in read_cache(&file).unwrap_or_default() {
-        let io = plan.tasks.iter().find(|t| t.id == id).and_then(|t| t.io.as_ref());
+        let io = plan
+            .tasks
+            .iter()
+            .find(|t| t.id == id)
+            .and_then(|t| t.io.as_ref());
         if let Some(io) = io {
             let _ = io.expected.set(Ok(recorded));
         }

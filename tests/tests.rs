@@ -18,6 +18,7 @@
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
+//! - `io_tests`: HumanEval+ tests that are inputs (tolerance, limits, find_zero, digests, reader).
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
 //! - `redteam`: the routes a fresh attacker found against the judge, each a test.
 //! - `redteam3`: the routes a third attacker found (exception classes, control characters).
@@ -48,6 +49,7 @@ mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
 mod integrity;
+mod io_tests;
 mod isolation;
 mod machine;
 mod numbers;

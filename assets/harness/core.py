@@ -3,7 +3,7 @@
 #
 # Started by the host as `python -s -S -B -c <this program> ROLE` with a
 # cleaned environment. The program is the files of assets/harness/ in order:
-# core, codec, denylist, candidate, judge, explain, proxies, names, server,
+# core, codec, denylist, candidate, judge, explain, proxies, names, io, server,
 # main (a fresh candidate process gets only core, codec, denylist, candidate,
 # main).
 # ROLE is

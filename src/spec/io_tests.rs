@@ -89,7 +89,8 @@ impl IoTests {
     /// The judge's spec (the setup field of its payload): the inputs and,
     /// unless `record`, the reference's outputs and times.
     pub fn spec(&self, record: bool) -> String {
-        let mut out = String::with_capacity(64 + self.groups.iter().map(|g| g.inputs.len()).sum::<usize>());
+        let mut out =
+            String::with_capacity(64 + self.groups.iter().map(|g| g.inputs.len()).sum::<usize>());
         out.push_str("{\"entry_point\": ");
         out.push_str(&serde_json::Value::from(self.entry_point.as_str()).to_string());
         out.push_str(", \"atol\": ");
@@ -119,7 +120,11 @@ impl IoTests {
             recorded
                 .times
                 .iter()
-                .map(|g| g.iter().map(|t| MIN_LIMIT_S.max(LIMIT_FACTOR * t)).collect())
+                .map(|g| {
+                    g.iter()
+                        .map(|t| MIN_LIMIT_S.max(LIMIT_FACTOR * t))
+                        .collect()
+                })
                 .collect(),
         )
     }
