@@ -46,10 +46,10 @@ fn record(
     let mut task = super::humaneval::record(path, line, raw, seen)?;
     let fields: Raw = serde_json::from_str(raw)
         .map_err(|e| InputError::at(path, line, None, "json", format!("not valid JSON: {e}")))?;
-    let super::ProgramStyle::Completion { entry_point, .. } = &task.style else {
-        unreachable!("a HumanEval record is a completion");
+    let entry_point = match &task.style {
+        super::ProgramStyle::Completion { entry_point, .. } => entry_point.clone(),
+        super::ProgramStyle::Whole => String::new(),
     };
-    let entry_point = entry_point.clone();
     let atol = match fields.atol {
         None => "0".to_owned(),
         Some(v) => match serde_json::from_str::<f64>(v.get()) {
