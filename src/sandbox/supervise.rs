@@ -22,6 +22,11 @@ use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd
 const VERDICT_MAX: usize = 64 << 20;
 /// How long output is still collected after both processes ended.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
+/// How long a candidate may take to end by itself once its judge is done
+/// (it leaves on the judge's hang-up; one that ended on its own is told
+/// apart from one the host killed by its status, which takes a moment to
+/// arrive from a fork server).
+const EXIT_GRACE: Duration = Duration::from_millis(250);
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
 
@@ -250,6 +255,7 @@ pub(super) fn supervise(
     let mut verdict = Stream::new();
     let mut written = 0usize;
     let mut both_ended_at: Option<Instant> = None;
+    let mut judge_ended_at: Option<Instant> = None;
     let mut killed = false;
     let mut candidate_killed = false;
     let mut demoted = false;
@@ -316,8 +322,11 @@ pub(super) fn supervise(
         }
         // The judge is done: the candidate process has nothing left to answer.
         if judge.ended && !candidate.ended && !candidate_killed {
-            candidate.kill();
-            candidate_killed = true;
+            let t = *judge_ended_at.get_or_insert(now);
+            if now >= t + EXIT_GRACE {
+                candidate.kill();
+                candidate_killed = true;
+            }
         }
         if candidate.ended && judge.ended {
             let t = *both_ended_at.get_or_insert(now);
@@ -334,6 +343,10 @@ pub(super) fn supervise(
         };
         let wait_until = match watch.disk {
             Some(_) if running => wait_until.min(disk_at),
+            _ => wait_until,
+        };
+        let wait_until = match judge_ended_at {
+            Some(t) if !candidate_killed && !candidate.ended => wait_until.min(t + EXIT_GRACE),
             _ => wait_until,
         };
         let mut fds: Vec<libc::pollfd> = Vec::with_capacity(7);
