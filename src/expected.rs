@@ -70,11 +70,9 @@ pub fn ensure(
             code: reference.to_string(),
             assertions: task.assertions.clone().into(),
             reference: Arc::clone(&reference),
-            given: match &task.style {
-                crate::spec::ProgramStyle::Completion { prompt, .. } => Arc::from(prompt.as_str()),
-                crate::spec::ProgramStyle::Whole => Arc::from(""),
-            },
+            given: Arc::from(task.style.given()),
             io: Some(Arc::clone(io)),
+            suite: None,
         };
         let result = runner.run(RECORD_TIMEOUT, &program, cancel, &|| {})?;
         match (&result.recorded, result.outcome) {

@@ -24,6 +24,7 @@
 pub mod calibrate;
 pub mod demo;
 pub mod engine;
+pub mod environment;
 pub mod expected;
 pub mod generations;
 #[cfg(feature = "gui")]

@@ -30,6 +30,9 @@ pub struct Program {
     /// The task's tests that are inputs (HumanEval+); then `setup` is empty
     /// and `assertions` describe the inputs.
     pub io: Option<Arc<crate::spec::io_tests::IoTests>>,
+    /// The task's `unittest` suite (BigCodeBench), run in the candidate's
+    /// process; then `setup` is empty and `assertions` name its methods.
+    pub suite: Option<Arc<crate::spec::suite::Suite>>,
 }
 
 /// One candidate to evaluate.
@@ -192,7 +195,7 @@ pub fn reference_program(task: &Task) -> Arc<str> {
         return Arc::from("");
     };
     match &task.style {
-        ProgramStyle::Whole => Arc::from(reference.as_str()),
+        ProgramStyle::Whole | ProgramStyle::Calibrated { .. } => Arc::from(reference.as_str()),
         ProgramStyle::Completion { prompt, .. } => Arc::from(format!("{prompt}{reference}")),
     }
 }
@@ -221,17 +224,26 @@ pub fn assemble(
                 format!("{prompt}{code}")
             }
         }
+        ProgramStyle::Calibrated {
+            complete_prompt,
+            code_prompt,
+            entry_point,
+        } => {
+            if defines(&code, entry_point) {
+                format!("{code_prompt}\n    pass\n{code}")
+            } else {
+                format!("{complete_prompt}{code}")
+            }
+        }
     };
     Ok(Program {
         setup: task.setup.clone(),
         code,
         assertions: Arc::clone(assertions),
         reference: Arc::clone(reference),
-        given: match &task.style {
-            ProgramStyle::Completion { prompt, .. } => Arc::from(prompt.as_str()),
-            ProgramStyle::Whole => Arc::from(""),
-        },
+        given: Arc::from(task.style.given()),
         io: task.io.clone(),
+        suite: task.suite.clone(),
     })
 }
 
@@ -264,6 +276,7 @@ mod tests {
             post_process: PostProcess::ExtractCodeBlock,
             timeout_s: None,
             io: None,
+            suite: None,
             reference: None,
         }
     }

@@ -404,6 +404,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     failure: None,
                     edited: false,
                     base: None,
+                    integrity: None,
                     recorded: None,
                 }),
             }

@@ -179,6 +179,7 @@ fn humaneval_task() -> Task {
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
         io: None,
+        suite: None,
         reference: None,
     }
 }

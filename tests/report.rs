@@ -28,6 +28,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         failure: None,
         edited: false,
         base: None,
+        integrity: None,
         recorded: None,
     }
 }

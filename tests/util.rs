@@ -75,6 +75,7 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
         reference: Arc::from(""),
         given: Arc::from(""),
         io: None,
+        suite: None,
     }
 }
 

@@ -19,7 +19,8 @@
 # where `builtin` names the builtin exception the exception's class derives
 # from nearest (its own name for a builtin one).
 #
-# Answers are JSON text. `mutated` lists the arguments the callee changed
+# and, where the tests are a unittest suite that runs here, ["suite",
+# test code] (suite.py). Answers are JSON text. `mutated` lists the arguments the callee changed
 # ([[position or key, tree], ...]), so the test sees the mutation.
 
 CALL_FD = 3
@@ -28,6 +29,8 @@ _prepared = None
 _namespace = None
 _handles = []
 _encode = None
+# The tests are a unittest suite that runs here (suite.py).
+_suite_mode = False
 
 
 def _prepare_process(denylist, guard, path):
@@ -60,7 +63,7 @@ def _send(answer):
 def _candidate(fields):
     """Runs one candidate's program. Layout of `fields`: the code, the
     denylist (one name a line), sys.path (one a line), flags (words)."""
-    global _confined, _namespace
+    global _confined, _namespace, _suite_mode
     words = fields[3].split()
     _confined = "confined" in words
     if _prepared != (fields[1], "guard" in words, fields[2]):
@@ -76,7 +79,8 @@ def _candidate(fields):
     except _BaseException as exc:
         _send(["error", _describe(exc)])
         _exit(0)
-    _namespace = {"__builtins__": builtins.__dict__}
+    _suite_mode = "unittest" in words
+    _namespace = _suite_module() if _suite_mode else {"__builtins__": builtins.__dict__}
     sys.addaudithook(_audit)
     try:
         _exec(code, _namespace)
@@ -179,6 +183,8 @@ def _answer(request):
         except _BaseException as exc:
             return _raised(exc, _mutated(args, trees, kwargs, request[3]))
         return ["ok", _result_tree(result), _mutated(args, trees, kwargs, request[3])]
+    if kind == "suite" and _suite_mode:
+        return _run_suite(request[1])
     if kind == "op":
         operands = [_from_tree(a, _ref) for a in request[2:]]
         try:

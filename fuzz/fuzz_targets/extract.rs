@@ -28,6 +28,7 @@ fuzz_target!(|data: &[u8]| {
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
         io: None,
+        suite: None,
         reference: None,
     };
     let assertions: Arc<[String]> = task.assertions.clone().into();

@@ -179,6 +179,16 @@ pub struct RunArgs {
     /// With --recheck: recheck every candidate, not only those that timed out.
     #[arg(long, requires = "recheck")]
     pub recheck_all: bool,
+    /// Wall-clock timeout of a task whose tests are a unittest suite
+    /// (BigCodeBench), for its whole suite, in seconds: BigCodeBench 0.2.5's
+    /// by default; not capped at 30.
+    #[arg(long, value_name = "SECONDS", default_value_t = execscope::spec::suite::DEFAULT_TIMEOUT_S)]
+    pub suite_timeout: f64,
+    /// Keep the import denylist and the process guard for unittest suites
+    /// (BigCodeBench) under kernel confinement too; by default they are off
+    /// there, since the suites use os, shutil, subprocess and sockets.
+    #[arg(long)]
+    pub suite_denylist: bool,
     /// Per-task timeouts from a calibration file (`execscope calibrate
     /// --json`); they override --timeout and the tasks' own.
     #[arg(long, value_name = "CALIBRATION.json")]

@@ -61,6 +61,8 @@ pub(super) fn settings(args: &RunArgs) -> Settings {
         strict_integrity: args.strict_integrity,
         recheck: args.recheck,
         recheck_all: args.recheck_all,
+        suite_timeout_s: args.suite_timeout,
+        suite_denylist: args.suite_denylist,
     }
 }
 
@@ -118,7 +120,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             ""
         }
     );
+    let suites = settings.settle_for(&plan);
     eprintln!("execscope: {}", settings.limits.confinement().describe());
+    if let Some(line) = suites {
+        eprintln!("execscope: {line}");
+    }
+    let missing = execscope::environment::probe(&plan, &python);
+    for line in execscope::environment::lines(&missing, &python) {
+        eprintln!(
+            "execscope: {line} (its candidates that fail only on that import are environment faults)"
+        );
+    }
     eprintln!(
         "execscope: {}",
         execscope::integrity::describe(&settings.limits)

@@ -152,6 +152,9 @@ impl Shared {
             // evalplus's time for the task's inputs (each has its own limit).
             return io.timeout().unwrap_or(crate::expected::RECORD_TIMEOUT);
         }
+        if let Some(task) = task.filter(|t| t.suite.is_some()) {
+            return self.settings.suite_timeout_for(&task.id);
+        }
         self.settings
             .timeout_for(task.map(|t| t.id.as_str()), task.and_then(|t| t.timeout_s))
     }
@@ -305,6 +308,7 @@ pub fn start(
     let job_tasks: Vec<usize> = plan.jobs.iter().map(|j| j.task).collect();
     let schedule = Schedule::new(&job_tasks, plan.tasks.len());
     let expected_cache = crate::expected::from_cache(&plan, &python);
+    crate::environment::probe(&plan, &python);
     let shared = Arc::new(Shared {
         expected_cache,
         recorded: AtomicBool::new(false),

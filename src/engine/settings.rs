@@ -37,7 +37,24 @@ pub struct RunSettings {
     /// Where `timeouts` came from (a calibration file).
     #[serde(default)]
     pub timeouts_from: Option<String>,
+    /// Wall clock of a task whose tests are a unittest suite (BigCodeBench),
+    /// seconds: its whole suite, as BigCodeBench times it; not capped at
+    /// [`crate::sandbox::MAX_TIMEOUT`].
+    #[serde(default = "default_suite_timeout")]
+    pub suite_timeout_s: f64,
+    /// Keep the import denylist and the process guard for unittest suites
+    /// under kernel confinement too (by default they are off there: the
+    /// suites use `os`, `shutil`, `subprocess` and sockets as they should).
+    #[serde(default)]
+    pub suite_denylist: bool,
 }
+
+fn default_suite_timeout() -> f64 {
+    crate::spec::suite::DEFAULT_TIMEOUT_S
+}
+
+/// The most a suite's timeout may be, seconds.
+pub const MAX_SUITE_TIMEOUT_S: f64 = 3600.0;
 
 impl Default for RunSettings {
     fn default() -> Self {
@@ -51,6 +68,8 @@ impl Default for RunSettings {
             recheck_all: false,
             timeouts: Default::default(),
             timeouts_from: None,
+            suite_timeout_s: default_suite_timeout(),
+            suite_denylist: false,
         }
     }
 }
@@ -75,5 +94,43 @@ impl RunSettings {
             .map(std::time::Duration::from_secs_f64)
             .unwrap_or(self.limits.timeout)
             .min(crate::sandbox::MAX_TIMEOUT)
+    }
+
+    /// Settles the limits for `plan`: where its tests are unittest suites
+    /// (BigCodeBench) and the kernel's confinement is in force, the import
+    /// denylist and the process guard are off, unless `suite_denylist`; what
+    /// the confinement refuses (exec, new processes, the network) fails as
+    /// that call's own error. Returns the line saying so, if it applies.
+    pub fn settle_for(&mut self, plan: &crate::plan::Plan) -> Option<String> {
+        if self.suite_denylist || !plan.tasks.iter().any(|t| t.suite.is_some()) {
+            return None;
+        }
+        let status = self.limits.confinement();
+        if !(status.enabled && status.files && status.seccomp) {
+            return None;
+        }
+        self.limits.denylist.clear();
+        self.limits.process_guard = false;
+        Some(
+            "unittest suites (BigCodeBench): no import denylist and no process guard under the \
+             kernel's confinement (--suite-denylist keeps them)"
+                .to_owned(),
+        )
+    }
+
+    /// The timeout of task `id`, whose tests are a unittest suite: its
+    /// calibrated timeout, else the suite setting.
+    pub fn suite_timeout_for(&self, id: &str) -> std::time::Duration {
+        let secs = self
+            .timeouts
+            .get(id)
+            .copied()
+            .unwrap_or(self.suite_timeout_s);
+        let secs = if secs.is_finite() && secs > 0.0 {
+            secs
+        } else {
+            default_suite_timeout()
+        };
+        std::time::Duration::from_secs_f64(secs.min(MAX_SUITE_TIMEOUT_S))
     }
 }

@@ -177,6 +177,7 @@ impl RunFile {
                         failure: row.failure.clone(),
                         edited: row.edited,
                         base: row.base,
+                        integrity: row.integrity,
                         recorded: None,
                     }),
                 }
@@ -218,5 +219,6 @@ fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> Candidate
         failure: r.failure.clone(),
         edited: r.edited,
         base: r.base,
+        integrity: r.integrity,
     }
 }

@@ -215,6 +215,10 @@ pub struct CandidateRow {
     /// The verdict over the base tests alone, where the benchmark has two.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<BaseVerdict>,
+    /// `in-process` where the candidate's own process decided the verdict
+    /// (a unittest suite); absent where the judge did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<crate::sandbox::Integrity>,
 }
 
 /// One task as saved.
@@ -272,7 +276,7 @@ pub struct SummaryRow {
     #[serde(default)]
     pub flags: BTreeMap<String, usize>,
     /// Harness faults and flaky candidates, and their effect on pass@k
-    /// (`harness_faults`, `pass_at_k_without_faults`, `flaky`,
+    /// (`harness_faults`, `environment_faults`, `pass_at_k_without_faults`, `flaky`,
     /// `pass_at_k_flaky_range`).
     #[serde(default)]
     pub caveats: crate::store::Caveats,

@@ -13,6 +13,7 @@ mod forkserver;
 mod interpreter;
 mod job;
 mod limits;
+pub mod missing;
 mod namespaces;
 mod pacing;
 mod pair;
@@ -59,6 +60,7 @@ pub const CANDIDATE_HARNESS: &str = concat!(
     include_str!("../../assets/harness/codec.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
+    include_str!("../../assets/harness/suite.py"),
     include_str!("../../assets/harness/main.py"),
 );
 
@@ -70,7 +72,9 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/codec.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
+    include_str!("../../assets/harness/suite.py"),
     include_str!("../../assets/harness/judge.py"),
+    include_str!("../../assets/harness/suite_verdict.py"),
     include_str!("../../assets/harness/explain.py"),
     include_str!("../../assets/harness/proxies.py"),
     include_str!("../../assets/harness/names.py"),
@@ -218,6 +222,11 @@ pub struct CandidateResult {
     /// (evalplus's base inputs; the outcome above is base + plus).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<BaseVerdict>,
+    /// `in-process` where the verdict was the candidate process's word (its
+    /// tests are a unittest suite that runs there); absent where the judge
+    /// decided it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrity: Option<Integrity>,
     /// What a task's reference returned on its inputs, when it ran to record
     /// them (JSON text for the judge; never written to a run file).
     #[serde(skip)]
@@ -236,6 +245,15 @@ pub struct BaseVerdict {
     pub total: u32,
 }
 
+/// Where a verdict was decided, when not in the judge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Integrity {
+    /// In the candidate's own process (a unittest suite that patches the
+    /// program's modules): the candidate could have forged it.
+    InProcess,
+}
+
 /// Who is at fault when a candidate could not be judged on its code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -244,6 +262,9 @@ pub enum Fault {
     /// temporary directory could not be made, a spawn ran out of resources,
     /// the fast-start interpreter was lost).
     Harness,
+    /// The interpreter lacks a library the task needs (`missing library:
+    /// faker`): the candidate failed only on importing it.
+    Environment,
 }
 
 impl CandidateResult {
@@ -266,6 +287,7 @@ impl CandidateResult {
             failure: None,
             edited: false,
             base: None,
+            integrity: None,
             recorded: None,
         }
     }

@@ -49,6 +49,11 @@ pub(super) fn interpret(
         failure: None,
         edited: false,
         base: None,
+        integrity: job
+            .program
+            .suite
+            .as_ref()
+            .map(|_| super::Integrity::InProcess),
         recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
@@ -67,6 +72,11 @@ pub(super) fn interpret(
         result.detail = report.detail("c").to_owned();
     } else if report.ended() {
         verdict(&report, job, &mut result);
+        if let Some(suite) = &job.program.suite {
+            let reasons = failed_steps(&report, job.program.assertions.len())
+                .map(|step| report.detail(&step));
+            super::missing::blame_missing(&mut result, suite.missing(), reasons);
+        }
         if result.outcome == Outcome::Error && report.lost.is_some() {
             let early = Early {
                 status,
@@ -120,7 +130,7 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         Some(Step::Lost) => return,
         _ => return result.detail = "the judge's verdict is incomplete".into(),
     }
-    if !job.program.setup.is_empty() {
+    if !job.program.setup.is_empty() || job.program.suite.is_some() {
         match report.step("s") {
             Some(Step::Ok) => {}
             Some(Step::Memory) => return result.detail = "test setup failed: memory limit".into(),
@@ -181,6 +191,25 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         result.outcome = Outcome::Pass;
     }
     result.per_assertion = per;
+}
+
+/// The steps that failed: the program, or the setup, or the assertions.
+fn failed_steps(report: &Report, total: usize) -> impl Iterator<Item = String> + '_ {
+    let steps = ["c".to_owned(), "s".to_owned()]
+        .into_iter()
+        .chain((1..=total).map(|i| format!("a{i}")));
+    let mut failed: Vec<String> = Vec::new();
+    for step in steps {
+        if report.step(&step) == Some(Step::Fail) {
+            // A program or setup that failed is the one reason.
+            let only = !step.starts_with('a');
+            failed.push(step);
+            if only {
+                break;
+            }
+        }
+    }
+    failed.into_iter()
 }
 
 /// The verdict over the base tests alone (`per`: their pass marks; the first

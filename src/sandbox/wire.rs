@@ -75,11 +75,16 @@ pub(super) fn candidate_payload(
     limits: &Limits,
     python: &Interpreter,
 ) -> Vec<u8> {
+    let mut flags = flags(limits);
+    if program.suite.is_some() {
+        // Its tests run here, in the program's module (`assets/harness/suite.py`).
+        flags.push_str(" unittest");
+    }
     fields(&[
         program.code.as_str(),
         &limits.denylist.join("\n"),
         &python.sys_path.join("\n"),
-        &flags(limits),
+        &flags,
     ])
 }
 
@@ -106,8 +111,17 @@ pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
             &program.given,
         ]);
     }
+    if program.suite.is_some() {
+        flags.push("unittest");
+    }
+    let setup = match &program.suite {
+        // The test module, in place of the setup; the assertions are its
+        // methods' names (`assets/harness/suite_verdict.py`).
+        Some(suite) => suite.code.as_str(),
+        None => program.setup.as_str(),
+    };
     let mut out = fields(&[
-        program.setup.as_str(),
+        setup,
         &flags.join(" "),
         &program.reference,
         &program.code,

@@ -48,7 +48,7 @@ fn record(
         .map_err(|e| InputError::at(path, line, None, "json", format!("not valid JSON: {e}")))?;
     let entry_point = match &task.style {
         super::ProgramStyle::Completion { entry_point, .. } => entry_point.clone(),
-        super::ProgramStyle::Whole => String::new(),
+        super::ProgramStyle::Whole | super::ProgramStyle::Calibrated { .. } => String::new(),
     };
     let atol = match fields.atol {
         None => "0".to_owned(),

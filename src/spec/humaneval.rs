@@ -56,6 +56,7 @@ pub(super) fn record(
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
         io: None,
+        suite: None,
         reference,
     })
 }

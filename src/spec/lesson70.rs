@@ -165,6 +165,7 @@ fn validate(
         timeout_s,
         reference: None,
         io: None,
+        suite: None,
     }))
 }
 

@@ -85,6 +85,7 @@ fn task_from(
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
         io: None,
+        suite: None,
         reference,
     })
 }

@@ -1,12 +1,15 @@
 //! The task model and the task-file readers: lesson-70 (native, strictly
-//! validated), HumanEval, HumanEval+ and MBPP (plain and sanitized). Formats are
+//! validated), HumanEval, HumanEval+, BigCodeBench and MBPP (plain and
+//! sanitized). Formats are
 //! detected from content, and `.gz` is read too.
 
+mod bigcodebench;
 mod evalplus;
 mod humaneval;
 pub mod io_tests;
 mod lesson70;
 mod mbpp;
+pub mod suite;
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +29,30 @@ pub enum ProgramStyle {
         /// Name of the function under test.
         entry_point: String,
     },
+    /// BigCodeBench 0.2.5's calibrated program: a code that defines
+    /// `def <entry_point>` is a whole solution, run after `code_prompt` and
+    /// `    pass` (for the imports it may lack); any other code completes
+    /// `complete_prompt`.
+    Calibrated {
+        /// The prompt with its docstring, which a completion continues.
+        complete_prompt: String,
+        /// The imports and the signature alone.
+        code_prompt: String,
+        /// Name of the function under test.
+        entry_point: String,
+    },
+}
+
+impl ProgramStyle {
+    /// The code the task gives the program to start from, which the judge
+    /// runs itself for the helpers the tests use (HumanEval's prompt; empty
+    /// where the program is whole or its tests run in its own process).
+    pub fn given(&self) -> &str {
+        match self {
+            ProgramStyle::Completion { prompt, .. } => prompt,
+            ProgramStyle::Whole | ProgramStyle::Calibrated { .. } => "",
+        }
+    }
 }
 
 /// One executable task: how to build the program, the test setup after it, and
@@ -53,6 +80,9 @@ pub struct Task {
     /// Tests that are inputs (HumanEval+): then `assertions` only describe
     /// them, one per input.
     pub io: Option<std::sync::Arc<io_tests::IoTests>>,
+    /// Tests that are a `unittest` suite (BigCodeBench): then `setup` is
+    /// empty and `assertions` are its test methods' names.
+    pub suite: Option<std::sync::Arc<suite::Suite>>,
 }
 
 /// A task that was read but is not executed (a non-`code_exec` lesson-70 task).
@@ -78,6 +108,8 @@ pub enum TaskFormat {
     Mbpp,
     /// Sanitized MBPP (one JSON array).
     MbppSanitized,
+    /// BigCodeBench JSONL (`complete_prompt`, `code_prompt`, a unittest `test`).
+    BigCodeBench,
 }
 
 impl TaskFormat {
@@ -89,6 +121,7 @@ impl TaskFormat {
             TaskFormat::HumanEvalPlus => "HumanEval+",
             TaskFormat::Mbpp => "MBPP",
             TaskFormat::MbppSanitized => "sanitized MBPP",
+            TaskFormat::BigCodeBench => "BigCodeBench",
         }
     }
 }
@@ -143,6 +176,7 @@ pub fn tasks_from_text(path: &Path, sha256: String, text: &str) -> Result<TaskSe
         TaskFormat::HumanEvalPlus => evalplus::read(path, text, &mut set),
         TaskFormat::Mbpp => mbpp::read_jsonl(path, text, &mut set),
         TaskFormat::MbppSanitized => mbpp::read_sanitized(path, text, &mut set)?,
+        TaskFormat::BigCodeBench => bigcodebench::read(path, text, &mut set),
     }
     Ok(set)
 }
@@ -158,6 +192,8 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
     let obj = input::parse_object(path, line, first)?;
     if obj.contains_key("base_input") || obj.contains_key("plus_input") {
         Ok(TaskFormat::HumanEvalPlus)
+    } else if obj.contains_key("complete_prompt") || obj.contains_key("code_prompt") {
+        Ok(TaskFormat::BigCodeBench)
     } else if obj.contains_key("entry_point") || obj.contains_key("canonical_solution") {
         Ok(TaskFormat::HumanEval)
     } else if obj.contains_key("test_list") {
@@ -183,7 +219,8 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
             None,
             "format",
             "unknown task format: expected lesson-70 (`targets`, `metric_name`), HumanEval \
-             (`entry_point`, `test`), HumanEval+ (`base_input`, `plus_input`) or MBPP (`test_list`) records",
+             (`entry_point`, `test`), HumanEval+ (`base_input`, `plus_input`), BigCodeBench (`complete_prompt`, \
+             `code_prompt`) or MBPP (`test_list`) records",
         ))
     }
 }

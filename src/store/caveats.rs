@@ -1,5 +1,6 @@
 //! What a user needs to defend a run's numbers: how many results are harness
-//! faults (the machine or the harness failed, not the model) with pass@k
+//! faults (the machine or the harness failed, not the model) or environment
+//! faults (the interpreter lacks a library a task needs), with pass@k
 //! without them, and how many candidates are flaky (their rechecks disagree)
 //! with the range of pass@k the flakiness allows.
 
@@ -7,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::Store;
 use crate::passk;
-use crate::sandbox::{CandidateResult, Outcome};
+use crate::sandbox::{CandidateResult, Fault, Outcome};
 
 /// Harness faults and flaky candidates, and their effect on pass@k.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -15,7 +16,11 @@ use crate::sandbox::{CandidateResult, Outcome};
 pub struct Caveats {
     /// Finished candidates whose result is a harness fault.
     pub harness_faults: usize,
-    /// pass@k by k with the harness faults left out (each task's n reduced).
+    /// Finished candidates that failed only on a library the interpreter
+    /// lacks (`fault: "environment"`).
+    pub environment_faults: usize,
+    /// pass@k by k with the harness and environment faults left out (each
+    /// task's n reduced).
     pub pass_at_k_without_faults: BTreeMap<usize, f64>,
     /// Candidates whose rechecks disagree with their first outcome.
     pub flaky: usize,
@@ -25,40 +30,43 @@ pub struct Caveats {
 }
 
 impl Caveats {
-    /// "12 results are harness faults, not model failures (pass@1 without
-    /// them: 0.6573)", or `None` without faults.
+    /// "12 results are harness faults, not model failures (without them:
+    /// pass@1 0.6573)", with environment faults (a library the interpreter
+    /// lacks) named apart; `None` without faults.
     pub fn faults_line(&self) -> Option<String> {
-        (self.harness_faults > 0).then(|| {
-            let without: Vec<String> = self
-                .pass_at_k_without_faults
-                .iter()
-                .map(|(k, v)| format!("pass@{k} {v:.4}"))
-                .collect();
-            format!(
-                "{} {} harness {}, not model {} (without them: {})",
-                self.harness_faults,
-                if self.harness_faults == 1 {
-                    "result is a"
-                } else {
-                    "results are"
-                },
-                if self.harness_faults == 1 {
-                    "fault"
-                } else {
-                    "faults"
-                },
-                if self.harness_faults == 1 {
-                    "failure"
-                } else {
-                    "failures"
-                },
-                if without.is_empty() {
-                    "no task left".to_owned()
-                } else {
-                    without.join(", ")
-                }
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let kinds: Vec<String> = [
+            (self.harness_faults, "harness"),
+            (self.environment_faults, "environment"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, kind)| {
+            plural(
+                n,
+                &format!("result is a {kind} fault"),
+                &format!("results are {kind} faults"),
             )
         })
+        .collect();
+        if kinds.is_empty() {
+            return None;
+        }
+        let without: Vec<String> = self
+            .pass_at_k_without_faults
+            .iter()
+            .map(|(k, v)| format!("pass@{k} {v:.4}"))
+            .collect();
+        Some(format!(
+            "{}, not model failures (without them: {})",
+            kinds.join(" and "),
+            if without.is_empty() {
+                "no task left".to_owned()
+            } else {
+                without.join(", ")
+            }
+        ))
     }
 
     /// "3 candidates are flaky (pass@1 between 0.61 and 0.63 ...)", or `None`.
@@ -95,7 +103,9 @@ impl Store {
     /// The caveats of the finished candidates at `ks`.
     pub fn caveats(&self, ks: &[usize]) -> Caveats {
         let finished = || self.candidates.iter().filter_map(|c| c.result.as_ref());
-        let harness_faults = finished().filter(|r| r.fault.is_some()).count();
+        let of = |fault| finished().filter(|r| r.fault == Some(fault)).count();
+        let harness_faults = of(Fault::Harness);
+        let environment_faults = of(Fault::Environment);
         let flaky = finished().filter(|r| r.is_flaky()).count();
         let pass = |r: &CandidateResult| r.outcome == Outcome::Pass;
         let at = |counts: &[(usize, usize)]| -> BTreeMap<usize, f64> {
@@ -103,7 +113,7 @@ impl Store {
                 .filter_map(|&k| passk::dataset_pass_at_k(counts, k).map(|v| (k, v)))
                 .collect()
         };
-        let without = if harness_faults > 0 {
+        let without = if harness_faults + environment_faults > 0 {
             at(&self.counts_where(|r| r.fault.is_none(), pass))
         } else {
             BTreeMap::new()
@@ -123,6 +133,7 @@ impl Store {
         };
         Caveats {
             harness_faults,
+            environment_faults,
             pass_at_k_without_faults: without,
             flaky,
             pass_at_k_flaky_range: range,

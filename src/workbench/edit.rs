@@ -194,6 +194,7 @@ impl Workbench {
             reference: std::sync::Arc::from(""),
             given: std::sync::Arc::from(""),
             io: None,
+            suite: None,
         })
     }
 }

@@ -70,7 +70,14 @@ impl Workbench {
             return;
         };
         let python = python.clone();
-        let settings = self.with_calibration(settings);
+        let mut settings = self.with_calibration(settings);
+        if let Some(line) = settings.settle_for(&plan) {
+            self.notify(line, false);
+        }
+        let missing = crate::environment::probe(&plan, &python);
+        for line in crate::environment::lines(&missing, &python) {
+            self.notify(line, false);
+        }
         self.reset_results();
         self.last_run = None;
         let (tx, rx) = flume::unbounded();

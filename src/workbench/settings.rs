@@ -55,6 +55,10 @@ pub struct Settings {
     pub recheck: u32,
     /// Recheck every candidate, not only those that timed out.
     pub recheck_all: bool,
+    /// Wall clock of a task whose tests are a unittest suite (BigCodeBench), seconds.
+    pub suite_timeout_s: f64,
+    /// Keep the denylist and the process guard for unittest suites under confinement.
+    pub suite_denylist: bool,
 }
 
 impl Default for Settings {
@@ -80,6 +84,8 @@ impl Default for Settings {
             strict_integrity: false,
             recheck: 0,
             recheck_all: false,
+            suite_timeout_s: crate::spec::suite::DEFAULT_TIMEOUT_S,
+            suite_denylist: false,
         }
     }
 }
@@ -126,6 +132,8 @@ impl Settings {
             recheck_all: self.recheck_all,
             timeouts: Default::default(),
             timeouts_from: None,
+            suite_timeout_s: self.suite_timeout_s,
+            suite_denylist: self.suite_denylist,
         }
     }
 }

@@ -190,6 +190,7 @@ fn candidate_row(v: Verdict, sample: usize) -> CandidateRow {
             passed: 0,
             total: 0,
         }),
+        integrity: None,
     }
 }
 
