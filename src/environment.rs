@@ -18,7 +18,7 @@ for n in sys.argv[1:]:\n    \
     if not found:\n        print(n)\n";
 
 /// The libraries `plan`'s tasks need and `python` cannot import, each with
-/// the ids of the tasks that need it; each task's suite learns its own.
+/// the ids of the tasks that need it; each task's suite learns them all.
 /// Looked up once: a second call finds them set.
 pub fn probe(plan: &Plan, python: &Interpreter) -> BTreeMap<String, Vec<String>> {
     let suites: Vec<_> = plan
@@ -34,20 +34,16 @@ pub fn probe(plan: &Plan, python: &Interpreter) -> BTreeMap<String, Vec<String>>
     needed.sort_unstable();
     needed.dedup();
     if !needed.is_empty() {
+        // Each suite knows every library of the run that is absent: a program
+        // may import one by a name no scan sees (`importlib.import_module`).
         let absent = absent(python, &needed);
         for (_, suite) in &suites {
-            let own = suite
-                .needs
-                .iter()
-                .filter(|n| absent.contains(n))
-                .cloned()
-                .collect();
-            let _ = suite.missing.set(own);
+            let _ = suite.missing.set(absent.clone());
         }
     }
     let mut by_library: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (id, suite) in &suites {
-        for lib in suite.missing() {
+        for lib in suite.needs.iter().filter(|n| suite.missing().contains(n)) {
             by_library
                 .entry(lib.clone())
                 .or_default()

@@ -17,7 +17,7 @@ use crate::store::Store;
 
 mod settings;
 
-pub use settings::{MAX_WORKERS, RunSettings, default_workers};
+pub use settings::{MAX_SUITE_TIMEOUT_S, MAX_WORKERS, RunSettings, default_workers};
 
 /// What the engine reports while it runs.
 #[derive(Debug, Clone, PartialEq)]

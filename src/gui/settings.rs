@@ -47,6 +47,15 @@ impl App {
             ui.add(egui::DragValue::new(&mut s.timeout_s).range(0.1..=max).speed(0.1).suffix(" s"))
                 .on_hover_text(format!("Wall clock per candidate, from spawn. A task's metadata.timeout_s overrides it; at most {max} s."));
             ui.end_row();
+            ui.label("Unittest suites");
+            ui.vertical(|ui| {
+                let max = crate::engine::MAX_SUITE_TIMEOUT_S;
+                ui.add(egui::DragValue::new(&mut s.suite_timeout_s).range(0.1..=max).speed(1.0).prefix("timeout ").suffix(" s"))
+                    .on_hover_text("Wall clock per candidate of a task whose tests are a unittest suite (BigCodeBench), whose tests start programs and sleep: BigCodeBench's own limit is 240 s, plus the interpreter's start.");
+                ui.checkbox(&mut s.suite_denylist, "Denylist and process guard under confinement")
+                    .on_hover_text("BigCodeBench's tasks use os, shutil, subprocess and sockets legitimately: under the kernel's confinement they run without the import denylist and the process guard, and what the confinement refuses (exec, the network) fails as that call's own error. On: keep both.");
+            });
+            ui.end_row();
             ui.label("Output cap");
             let mut kib = s.output_cap_bytes.div_ceil(1024);
             let cap = ui.add(egui::DragValue::new(&mut kib).range(1..=1_048_576).suffix(" KiB"));

@@ -5,11 +5,20 @@
 
 use super::{CandidateResult, Fault, Outcome};
 
-/// The library named by a `No module named 'x.y'` message: `x`.
-fn missing_module(detail: &str) -> Option<&str> {
-    let rest = detail.split("No module named '").nth(1)?;
-    let name = rest.split('\'').next()?;
-    name.split('.').next().filter(|n| !n.is_empty())
+/// The library named by a `No module named 'x.y'` message: `x`; or, in an
+/// `ImportError` of the program's own words (`The package 'numpy' is not
+/// installed!`), the first quoted name that is in `missing`.
+fn missing_module<'a>(detail: &'a str, missing: &[String]) -> Option<&'a str> {
+    if let Some(rest) = detail.split("No module named '").nth(1) {
+        let name = rest.split('\'').next()?;
+        return name.split('.').next().filter(|n| !n.is_empty());
+    }
+    let message = detail.split("ImportError: ").nth(1)?;
+    message
+        .split('\'')
+        .skip(1)
+        .step_by(2)
+        .find(|quoted| missing.iter().any(|m| m == quoted))
 }
 
 /// Makes `result` an environment fault when every reason it failed (`why`,
@@ -25,7 +34,7 @@ pub fn blame_missing<'a>(
     }
     let mut libs: Vec<&str> = Vec::new();
     for detail in why {
-        match missing_module(detail).filter(|m| missing.iter().any(|x| x == m)) {
+        match missing_module(detail, missing).filter(|m| missing.iter().any(|x| x == m)) {
             Some(lib) if !libs.contains(&lib) => libs.push(lib),
             Some(_) => {}
             None => return,
@@ -79,6 +88,21 @@ mod tests {
             &missing,
             ["ModuleNotFoundError: No module named 'fakr'"],
         );
+        assert_eq!(r.fault, None);
+    }
+
+    #[test]
+    fn an_import_error_in_the_programs_own_words_names_the_library_it_quotes() {
+        let missing = vec!["numpy".to_owned()];
+        let mut r = CandidateResult::not_run("x", 2);
+        r.outcome = Outcome::AssertionFail;
+        let why = "ImportError: The package 'numpy' is not installed! Please install the \
+                   package first using 'pip install numpy' (test line 34)";
+        blame_missing(&mut r, &missing, [why]);
+        assert_eq!(r.detail, "missing library: numpy");
+        let mut r = CandidateResult::not_run("x", 2);
+        r.outcome = Outcome::AssertionFail;
+        blame_missing(&mut r, &missing, ["ImportError: cannot import name 'x'"]);
         assert_eq!(r.fault, None);
     }
 }

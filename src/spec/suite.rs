@@ -19,8 +19,10 @@ pub struct Suite {
     /// The top-level modules the task names: its `libs` and what its test and
     /// the code it gives import.
     pub needs: Vec<String>,
-    /// Of `needs`, those the interpreter cannot import (looked up once a run,
-    /// before it starts: [`crate::environment`]).
+    /// The libraries the run's tasks need that the interpreter cannot
+    /// import, its own `needs` among them (looked up once a run, before it
+    /// starts: [`crate::environment`]); a failure on importing one of them is
+    /// the environment's.
     pub missing: OnceLock<Vec<String>>,
 }
 
