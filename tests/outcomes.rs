@@ -150,7 +150,7 @@ fn the_candidate_runs_in_an_empty_temporary_directory_emptied_or_removed_after()
     let mut lines = r.stdout.lines();
     let cwd = lines.next().unwrap().to_owned();
     assert_eq!(lines.next(), Some("[]"));
-    assert!(cwd.contains("execscope-"), "{cwd}");
+    assert!(cwd.contains("execscope_"), "{cwd}");
     let left = std::fs::read_dir(&cwd).map(|d| d.count()).unwrap_or(0);
     assert_eq!(left, 0, "{cwd} should be emptied or gone");
 }

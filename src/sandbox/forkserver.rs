@@ -112,7 +112,7 @@ impl ForkServer {
             ));
         }
         let home = tempfile::Builder::new()
-            .prefix("execscope-server-")
+            .prefix("execscope_server_")
             .tempdir()?;
         let (ours, theirs) = socketpair_cloexec()?;
         let confine = process::confinement(limits, python, home.path(), true)?;

@@ -179,7 +179,9 @@ fn start_fresh(
     let (dir, own) = match &place.dir {
         Some(dir) => (Dir::Shared(dir.clone()), dir.clone()),
         None => {
-            let dir = tempfile::Builder::new().prefix("execscope-").tempdir()?;
+            let dir = tempfile::Builder::new()
+                .prefix(super::workspace::DIR_PREFIX)
+                .tempdir()?;
             let path = dir.path().to_path_buf();
             (Dir::Own(dir), path)
         }
