@@ -29,3 +29,17 @@ pub fn describe(limits: &Limits) -> String {
         format!("verdict integrity: partial, missing {}", missing.join("; "))
     }
 }
+
+/// The line for a run with `suites` tasks whose tests are unittest suites
+/// (BigCodeBench), which run in the candidate's process: their verdicts are
+/// the candidate's word (`integrity: "in-process"`).
+pub fn in_process_line(suites: usize) -> Option<String> {
+    (suites > 0).then(|| {
+        format!(
+            "verdict integrity: in-process for {suites} task{} whose tests are unittest suites \
+             (they patch the program's modules, so they run in its process; each result says \
+             integrity: in-process)",
+            if suites == 1 { "" } else { "s" }
+        )
+    })
+}

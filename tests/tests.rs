@@ -62,6 +62,7 @@ mod result_files;
 #[cfg(feature = "gui")]
 mod result_files_gui;
 mod shard;
+mod suites;
 #[cfg(feature = "gui")]
 mod teaching;
 mod workbench;

@@ -135,6 +135,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         "execscope: {}",
         execscope::integrity::describe(&settings.limits)
     );
+    let suites_n = plan.tasks.iter().filter(|t| t.suite.is_some()).count();
+    if let Some(line) = execscope::integrity::in_process_line(suites_n) {
+        eprintln!("execscope: {line}");
+    }
     if !tasks.skipped.is_empty() {
         eprintln!(
             "execscope: {} non-code_exec task(s) skipped (not executed)",

@@ -110,9 +110,22 @@ impl App {
                     all.join(", ")
                 ));
             }
-            if r.fault.is_some() {
-                ui.error_label(
-                    "A harness fault: the machine or the harness failed, not this candidate's code.",
+            match r.fault {
+                Some(crate::sandbox::Fault::Harness) => {
+                    ui.error_label(
+                        "A harness fault: the machine or the harness failed, not this candidate's code.",
+                    );
+                }
+                Some(crate::sandbox::Fault::Environment) => {
+                    ui.error_label(
+                        "An environment fault: the interpreter lacks a library the task needs; the candidate failed only on importing it.",
+                    );
+                }
+                None => {}
+            }
+            if r.integrity == Some(crate::sandbox::Integrity::InProcess) {
+                ui.weak_label(
+                    "Integrity: in-process. This task's tests are a unittest suite that patches the program's modules, so they ran in the candidate's own process: the verdict is its word, not the judge's.",
                 );
             }
         }

@@ -78,6 +78,10 @@ impl Workbench {
         for line in crate::environment::lines(&missing, &python) {
             self.notify(line, false);
         }
+        let suites = plan.tasks.iter().filter(|t| t.suite.is_some()).count();
+        if let Some(line) = crate::integrity::in_process_line(suites) {
+            self.notify(line, false);
+        }
         self.reset_results();
         self.last_run = None;
         let (tx, rx) = flume::unbounded();
