@@ -693,6 +693,42 @@ fn harness_faults_get_a_banner_and_a_filter() {
 }
 
 #[test]
+fn environment_faults_get_their_banner_filter_and_explanation() {
+    let dir = tempdir();
+    let mut run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("demo_run.json")).unwrap()).unwrap();
+    for c in run["candidates"].as_array_mut().unwrap().iter_mut().take(2) {
+        c["outcome"] = serde_json::json!("error");
+        c["detail"] = serde_json::json!("missing library: faker");
+        c["fault"] = serde_json::json!("environment");
+        c["integrity"] = serde_json::json!("in-process");
+    }
+    let path = dir.path().join("environment.json");
+    std::fs::write(&path, serde_json::to_vec(&run).unwrap()).unwrap();
+    let mut harness = new_harness(Launch::default());
+    harness.state_mut().push(Command::OpenRun(path));
+    settle(&mut harness);
+    harness.run_steps(2);
+    let banner = harness
+        .query_all_by_label_contains("2 results are environment faults, not model failures")
+        .count();
+    assert_eq!(banner, 1);
+    harness.get_by_label("Show only environment faults").click();
+    harness.run_steps(2);
+    assert_eq!(harness.state().grid.rows.len(), 2);
+    let first = harness.state().grid.rows[0];
+    harness.state_mut().grid.selected = Some(first);
+    harness.run_steps(2);
+    for text in ["An environment fault", "Integrity: in-process"] {
+        assert_eq!(
+            harness.query_all_by_label_contains(text).count(),
+            1,
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn a_failure_cause_filters_the_grid_and_the_detail_view_shows_got_and_expected() {
     let mut harness = finished_demo_run();
     let causes = harness.state().workbench.derived().causes.clone();

@@ -1,5 +1,6 @@
-//! The caveats banner: when some results are harness faults (the machine or
-//! the harness failed, not the model) or candidates are flaky, a line says so
+//! The caveats banner: when some results are harness or environment faults
+//! (the machine, the harness or a missing library failed, not the model) or
+//! candidates are flaky, a line says so
 //! with what it does to pass@k, and a button shows just those candidates; and
 //! a line when results edited by hand were kept in the run.
 
@@ -15,6 +16,11 @@ impl App {
             (caveats.faults_line(), Command::FocusFaults),
             (caveats.flaky_line(), Command::FocusFlaky),
         ];
+        let faults = match (caveats.harness_faults, caveats.environment_faults) {
+            (_, 0) => "Show only harness faults",
+            (0, _) => "Show only environment faults",
+            _ => "Show only faults",
+        };
         let edited = crate::store::edited_line(derived.edited);
         if lines.iter().all(|(line, _)| line.is_none()) && edited.is_none() {
             return;
@@ -29,7 +35,7 @@ impl App {
                 ui.horizontal_wrapped(|ui| {
                     ui.error_label(format!("⚠ {line}"));
                     let label = match focus {
-                        Command::FocusFaults => "Show only harness faults",
+                        Command::FocusFaults => faults,
                         _ => "Show only flaky candidates",
                     };
                     if ui.small_button(label).clicked() {
