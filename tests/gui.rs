@@ -410,7 +410,11 @@ fn big_store(n: usize) -> execscope::store::Store {
             }
         })
         .collect();
-    Store { tasks, candidates }
+    Store {
+        tasks,
+        candidates,
+        texts: None,
+    }
 }
 
 #[test]

@@ -90,6 +90,7 @@ fn fixed_store() -> Store {
                 ),
             ),
         ],
+        texts: None,
     }
 }
 

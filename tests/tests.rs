@@ -51,6 +51,7 @@ mod gui;
 mod integrity;
 mod io_tests;
 mod isolation;
+mod lean;
 mod machine;
 mod numbers;
 mod outcomes;

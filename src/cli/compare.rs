@@ -22,7 +22,7 @@ pub fn compare(
         .filter_map(|(e, p)| p.map(|p| (e, p.to_path_buf())))
         .collect();
     let outputs = Outputs::prepare(planned).map_err(|e| BadInput(e.to_string()))?;
-    let load = |p: &Path| RunFile::load(p).map_err(|e| BadInput(e.to_string()));
+    let load = |p: &Path| RunFile::load_lean(p).map_err(|e| BadInput(e.to_string()));
     let (ra, rb) = (load(a)?, load(b)?);
     let cmp = Comparison::new(&ra, &rb);
     let mut out = std::io::stdout().lock();

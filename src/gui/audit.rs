@@ -74,21 +74,36 @@ impl App {
     /// screen.
     fn disagreement_ui(&self, ui: &mut egui::Ui, d: &Disagreement) {
         let a = self.workbench.baseline().and_then(|b| {
-            b.run
+            let i = b
+                .run
                 .candidates
                 .iter()
-                .find(|c| c.task_id == d.task_id && c.sample == d.sample)
+                .position(|c| c.task_id == d.task_id && c.sample == d.sample)?;
+            let mut row = b.run.candidates[i].clone();
+            // A big baseline keeps its programs in its file.
+            if let Some(texts) = b.run.texts.as_ref().and_then(|t| t.row(i).ok()) {
+                row.code = texts.code.clone();
+                row.generation = texts.generation.clone();
+            }
+            Some(row)
         });
         let store = &self.workbench.store;
+        // Its program may still be in a big run file: read back here.
         let b = store
             .candidates
             .iter()
-            .find(|c| c.sample == d.sample && store.task_id(c) == d.task_id);
+            .position(|c| c.sample == d.sample && store.task_id(c) == d.task_id)
+            .and_then(|i| store.full(i));
         ui.columns(2, |cols| {
-            side_ui(&mut cols[0], a.map(|r| side_of_row("A (baseline)", r)), d.a);
+            side_ui(
+                &mut cols[0],
+                a.as_ref().map(|r| side_of_row("A (baseline)", r)),
+                d.a,
+            );
             side_ui(
                 &mut cols[1],
-                b.and_then(|c| side_of_candidate("B (on screen)", c)),
+                b.as_deref()
+                    .and_then(|c| side_of_candidate("B (on screen)", c)),
                 d.b,
             );
         });

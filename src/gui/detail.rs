@@ -135,7 +135,7 @@ impl App {
         if self.edit_ui(ui, index) {
             return;
         }
-        let c = &self.workbench.store.candidates[index];
+        let c = self.full_candidate(ui, index);
         let mut command = None;
         ui.horizontal(|ui| {
             if !c.code.is_empty() {
@@ -163,7 +163,6 @@ impl App {
         if let Some(command) = command {
             self.push(command);
         }
-        let c = &self.workbench.store.candidates[index];
         if c.result.as_ref().is_some_and(|r| r.edited) {
             ui.error_label("✏ Edited by hand: this program and result are not the model's.");
         }
@@ -186,7 +185,7 @@ impl App {
     }
 
     fn generation_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let c = &self.workbench.store.candidates[index];
+        let c = self.full_candidate(ui, index);
         copy_button(ui, "Copy generation", &c.generation);
         ui.add(egui::Label::new(RichText::new(&c.generation).monospace()).selectable(true));
     }
@@ -235,7 +234,8 @@ impl App {
     }
 
     fn output_tab_ui(&self, ui: &mut egui::Ui, index: usize) {
-        let Some(r) = &self.workbench.store.candidates[index].result else {
+        let c = self.full_candidate(ui, index);
+        let Some(r) = &c.result else {
             return;
         };
         for (title, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
@@ -251,6 +251,19 @@ impl App {
                 ui.add(egui::Label::new(RichText::new(text.as_str()).monospace()).selectable(true));
             }
             ui.add_space(6.0);
+        }
+    }
+
+    /// Candidate `index` with its program, generation and output, which a
+    /// big run file keeps on disk until a candidate is opened; where they
+    /// cannot be read back, why, and the candidate without them.
+    fn full_candidate(&self, ui: &mut egui::Ui, index: usize) -> crate::store::Candidate {
+        match self.workbench.store.full_or_error(index) {
+            Ok(c) => c.into_owned(),
+            Err(why) => {
+                ui.error_label(why);
+                self.workbench.store.candidates[index].clone()
+            }
         }
     }
 

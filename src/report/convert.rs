@@ -82,6 +82,7 @@ impl RunFile {
             missing_generations: ctx.missing.to_vec(),
             shard: ctx.shard,
             source: None,
+            texts: None,
         }
         .with_figures_of(store, ctx.ks)
     }
@@ -183,16 +184,21 @@ impl RunFile {
                 }
             })
             .collect();
-        Store { tasks, candidates }
+        Store {
+            tasks,
+            candidates,
+            texts: self.texts.clone(),
+        }
     }
 }
 
 impl CandidateRow {
-    /// The row of candidate `index` of `store`, if it has finished.
+    /// The row of candidate `index` of `store`, if it has finished, with its
+    /// texts read back from the run file where the store left them there.
     pub fn from_store(store: &Store, index: usize) -> Option<CandidateRow> {
-        let c = store.candidates.get(index)?;
+        let c = store.full(index)?;
         let r = c.result.as_ref()?;
-        Some(candidate_row(store, c, r))
+        Some(candidate_row(store, &c, r))
     }
 }
 

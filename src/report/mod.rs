@@ -10,6 +10,7 @@ mod export;
 mod extra;
 mod foreign;
 mod journal;
+mod lean;
 mod merge;
 mod paired;
 mod runfile;

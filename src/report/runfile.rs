@@ -44,6 +44,10 @@ pub struct RunFile {
     /// record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<ForeignSource>,
+    /// Where the candidates' large texts are when they were left in the file
+    /// ([`RunFile::load_lean`]); `None` when every row holds its own.
+    #[serde(skip)]
+    pub texts: Option<std::sync::Arc<crate::store::Texts>>,
 }
 
 /// The harness whose result file a run was read from.
@@ -339,6 +343,26 @@ impl RunFile {
         super::write_atomic(path, &self.to_json()?)
     }
 
+    /// Reads a run file leaving its candidates' programs, generations and
+    /// output in the file, to be read when a candidate is opened
+    /// ([`crate::store::Texts::row`]): for viewing and comparing big runs.
+    /// A gzip file, or another harness's, is read whole.
+    pub fn load_lean(path: &Path) -> Result<RunFile, ExportError> {
+        match super::lean::load(path) {
+            Some(Ok(mut run)) => {
+                if run.summary.causes.is_empty() && !run.candidates.is_empty() {
+                    run.summary.causes = run.to_store().causes();
+                }
+                Ok(run)
+            }
+            Some(Err(reason)) => Err(ExportError::NotARunFile {
+                path: path.to_path_buf(),
+                reason,
+            }),
+            None => RunFile::load(path),
+        }
+    }
+
     /// Reads a run file (plain or gzip).
     pub fn load(path: &Path) -> Result<RunFile, ExportError> {
         let not = |reason: String| ExportError::NotARunFile {
@@ -359,12 +383,22 @@ impl RunFile {
         if let Some(run) = super::foreign::read_jsonl(path, text) {
             return run;
         }
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| not(format!("line {}: {e}", e.line())))?;
-        match value.get("format").and_then(|f| f.as_str()) {
+        // The format key first, without building the document: a run file
+        // is read straight into its types (a tree of it would take several
+        // times the file's size).
+        #[derive(Deserialize)]
+        struct Head {
+            format: Option<String>,
+        }
+        let format = serde_json::from_str::<Head>(text)
+            .ok()
+            .and_then(|h| h.format);
+        match format.as_deref() {
             Some(FORMAT) => {}
             Some(other) => return Err(not(format!("format {other:?} is not {FORMAT:?}"))),
             None => {
+                let value: serde_json::Value = serde_json::from_str(text)
+                    .map_err(|e| not(format!("line {}: {e}", e.line())))?;
                 return super::foreign::read_json(path, text, &value).unwrap_or_else(|| {
                     Err(not(
                         "it has no `format` key and is no other harness's result file".into(),
@@ -372,7 +406,7 @@ impl RunFile {
                 });
             }
         }
-        let mut run: RunFile = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+        let mut run: RunFile = serde_json::from_str(text).map_err(|e| not(e.to_string()))?;
         // A run file from before failure causes were saved: grouped now, so
         // that comparing it with a newer run compares like with like.
         if run.summary.causes.is_empty() && !run.candidates.is_empty() {

@@ -4,11 +4,15 @@
 
 mod causes;
 mod caveats;
+pub(crate) mod texts;
 
 pub use causes::{Cause, CauseExample, general, signature};
 pub use caveats::{Caveats, edited_line};
+pub use texts::{FullTexts, Texts};
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::passk;
 use crate::plan::Plan;
@@ -119,6 +123,9 @@ pub struct Store {
     pub tasks: Vec<TaskEntry>,
     /// Candidates, ordered by task then sample (job order).
     pub candidates: Vec<Candidate>,
+    /// Where the candidates' programs, generations and output are, when a
+    /// big run file was opened leaving them there ([`Store::full`]).
+    pub texts: Option<Arc<Texts>>,
 }
 
 impl Store {
@@ -154,7 +161,43 @@ impl Store {
                     result: None,
                 })
                 .collect(),
+            texts: None,
         }
+    }
+
+    /// Candidate `index` with its program, generation, setup and output,
+    /// read back from the run file where they were left there (an edited
+    /// candidate holds its own). Where the file cannot give them (it changed
+    /// since), the candidate without them; [`Store::full_or_error`] says why.
+    pub fn full(&self, index: usize) -> Option<Cow<'_, Candidate>> {
+        match self.full_or_error(index) {
+            Ok(c) => Some(c),
+            Err(_) => self.candidates.get(index).map(Cow::Borrowed),
+        }
+    }
+
+    /// Like [`Store::full`], with why the texts could not be read.
+    pub fn full_or_error(&self, index: usize) -> Result<Cow<'_, Candidate>, String> {
+        let c = self
+            .candidates
+            .get(index)
+            .ok_or_else(|| format!("no candidate {index}"))?;
+        let Some(texts) = &self.texts else {
+            return Ok(Cow::Borrowed(c));
+        };
+        if c.result.as_ref().is_some_and(|r| r.edited) || !c.code.is_empty() {
+            return Ok(Cow::Borrowed(c));
+        }
+        let row = texts.row(index)?;
+        let mut full = c.clone();
+        full.generation = row.generation.clone();
+        full.code = row.code.clone();
+        full.setup = row.setup.clone();
+        if let Some(r) = full.result.as_mut() {
+            r.stdout = row.stdout.clone();
+            r.stderr = row.stderr.clone();
+        }
+        Ok(Cow::Owned(full))
     }
 
     /// Records the result of job `index`.

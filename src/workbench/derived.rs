@@ -91,7 +91,7 @@ pub struct Baseline {
 impl Baseline {
     /// Reads the run file at `path`.
     pub fn open(path: &Path) -> Result<Baseline, String> {
-        let run = RunFile::load(path).map_err(|e| e.to_string())?;
+        let run = RunFile::load_lean(path).map_err(|e| e.to_string())?;
         Ok(Baseline::of(path, run))
     }
 

@@ -64,7 +64,7 @@ impl Edits {
 impl Workbench {
     /// Starts editing candidate `index`'s program.
     pub fn begin_edit(&mut self, index: usize) {
-        if let Some(c) = self.store.candidates.get(index) {
+        if let Some(c) = self.store.full(index) {
             self.edits.current = Some(Edit {
                 index,
                 code: c.code.clone(),
@@ -185,7 +185,7 @@ impl Workbench {
         if let Some(Ok(program)) = planned.and_then(|p| p.jobs.get(index)).map(|j| &j.program) {
             return Some(program.clone());
         }
-        let c = self.store.candidates.get(index)?;
+        let c = self.store.full(index)?;
         let task = self.store.tasks.get(c.task)?;
         Some(Program {
             setup: c.setup.clone(),

@@ -235,7 +235,7 @@ fn read(target: Target, path: &Path) -> Result<Opened, String> {
         Target::Generations => {
             Opened::Generations(generations::load_generations(path).map_err(message)?)
         }
-        Target::Run => Opened::Run(Box::new(RunFile::load(path).map_err(message)?)),
+        Target::Run => Opened::Run(Box::new(RunFile::load_lean(path).map_err(message)?)),
         Target::Baseline => Opened::Baseline(Box::new(Baseline::open(path)?)),
         Target::Any => {
             let raw = input::read_bytes(path).map_err(message)?;
@@ -249,7 +249,9 @@ fn read(target: Target, path: &Path) -> Result<Opened, String> {
                     generations::generations_from_text(path, sha256, &text).map_err(message)?,
                 ),
                 FileKind::RunFile => {
-                    Opened::Run(Box::new(RunFile::from_text(path, &text).map_err(message)?))
+                    // Read again leaving the candidates' texts in the file.
+                    drop(text);
+                    Opened::Run(Box::new(RunFile::load_lean(path).map_err(message)?))
                 }
             }
         }

@@ -155,6 +155,7 @@ fn run_file(path: &Path, text: &str, layout: &Layout, verdicts: Vec<Verdict>) ->
                 .map(|s| (*s).to_owned())
                 .collect(),
         }),
+        texts: None,
     };
     let store = run.to_store();
     let ks = crate::passk::default_ks(store.max_n());
