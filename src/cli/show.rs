@@ -12,12 +12,22 @@ use execscope::sandbox::{Outcome, printable};
 use super::BadInput;
 
 pub fn show(run: &Path, task: &str, sample: Option<usize>) -> anyhow::Result<ExitCode> {
-    let file = RunFile::load(run).map_err(|e| BadInput(e.to_string()))?;
-    let rows: Vec<&CandidateRow> = file
+    // A big run keeps its programs in the file: read back only those shown.
+    let file = RunFile::load_lean(run).map_err(|e| BadInput(e.to_string()))?;
+    let rows: Vec<CandidateRow> = file
         .candidates
         .iter()
-        .filter(|c| c.task_id == task && sample.is_none_or(|s| c.sample == s))
-        .collect();
+        .enumerate()
+        .filter(|(_, c)| c.task_id == task && sample.is_none_or(|s| c.sample == s))
+        .map(|(i, c)| {
+            let mut row = c.clone();
+            if let Some(texts) = &file.texts {
+                let texts = texts.row(i).map_err(BadInput)?;
+                row.code = texts.code.clone();
+            }
+            Ok(row)
+        })
+        .collect::<Result<_, BadInput>>()?;
     if rows.is_empty() {
         let what = match sample {
             Some(s) => format!("no sample {s} of task {task:?}"),
