@@ -36,6 +36,7 @@ pub mod plan;
 pub mod postprocess;
 pub mod recheck;
 pub mod report;
+pub mod resume;
 pub mod sandbox;
 pub mod schedule;
 pub mod spec;

@@ -255,7 +255,8 @@ fn a_killed_run_leaves_a_journal_with_every_finished_candidate() {
         .unwrap();
     let journal = execscope::report::Journal::path_for(&json);
     let start = std::time::Instant::now();
-    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 4 {
+    // The header, then one line per candidate.
+    while std::fs::read_to_string(&journal).map_or(0, |t| t.lines().count()) < 5 {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(30),
             "the journal did not fill"
@@ -264,11 +265,12 @@ fn a_killed_run_leaves_a_journal_with_every_finished_candidate() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let rows = execscope::report::read_journal(&journal).unwrap();
-    assert_eq!(rows.len(), 4);
+    let read = execscope::report::read_journal(&journal).unwrap();
+    assert_eq!(read.entries.len(), 4);
     assert!(
-        rows.iter()
-            .all(|r| r.outcome == execscope::sandbox::Outcome::Pass)
+        read.entries
+            .iter()
+            .all(|(_, e)| e.result.outcome == execscope::sandbox::Outcome::Pass)
     );
     assert!(!json.exists(), "no run file for a run that never ended");
 }

@@ -17,6 +17,7 @@
 //!   (`result_files_gui`: the same in the app).
 //! - `cli`: the `execscope` binary end to end.
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
+//! - `resume`: `run --resume` after a kill at about half, refusals, a torn journal line.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
 //! - `io_tests`: HumanEval+ tests that are inputs (tolerance, limits, find_zero, digests, reader).
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
@@ -62,6 +63,7 @@ mod report;
 mod result_files;
 #[cfg(feature = "gui")]
 mod result_files_gui;
+mod resume;
 mod shard;
 mod suites;
 #[cfg(feature = "gui")]

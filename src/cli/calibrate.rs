@@ -24,7 +24,7 @@ pub fn calibrate(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             &run_args.markdown,
             &run_args.timeouts,
         ]);
-    if others.into_iter().any(Option::is_some) || run_args.shard.is_some() {
+    if others.into_iter().any(Option::is_some) || run_args.shard.is_some() || run_args.resume {
         return Err(BadInput("calibrate writes only --json (the calibration file)".into()).into());
     }
     // The tasks' own references, unless --generations names others.

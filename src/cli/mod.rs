@@ -2,6 +2,7 @@
 
 mod calibrate;
 mod compare;
+mod journal;
 mod load;
 mod run;
 mod show;
@@ -209,6 +210,13 @@ pub struct RunArgs {
     /// Write the run file (JSON) here.
     #[arg(long, value_name = "RUN.json")]
     pub json: Option<PathBuf>,
+    /// Go on from the journal of an interrupted run of this run file
+    /// (`RUN.json.partial.jsonl`, written as a run goes): once the inputs'
+    /// SHA-256, the interpreter and the settings that decide verdicts are
+    /// found the same, only the candidates it lacks run. Without a journal
+    /// the run starts from the beginning.
+    #[arg(long, requires = "json")]
+    pub resume: bool,
     /// Write the per-candidate CSV here.
     #[arg(long, value_name = "OUT.csv")]
     pub csv: Option<PathBuf>,

@@ -8,14 +8,12 @@ use std::sync::Arc;
 use execscope::calibrate::Calibration;
 use execscope::engine::{self, EngineEvent};
 use execscope::plan::Plan;
-use execscope::report::{
-    Export, InputRecord, Journal, Outputs, RunContext, RunFile, ShardRecord, Source,
-};
+use execscope::report::{Export, InputRecord, Outputs, RunContext, RunFile, ShardRecord, Source};
 use execscope::sandbox::{DEFAULT_DENYLIST, Interpreter};
 use execscope::workbench::Settings;
-use execscope::{passk, recheck};
+use execscope::{passk, recheck, resume};
 
-use super::{BadInput, RunArgs, load, summary};
+use super::{BadInput, RunArgs, journal, load, summary};
 
 /// The outputs the flags ask for, each with its export.
 fn planned_outputs(args: &RunArgs) -> Vec<(Export, PathBuf)> {
@@ -146,23 +144,41 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    let mut journal = outputs
-        .path(Export::RunFile)
-        .map(Journal::create)
-        .transpose()?;
+    let shard = args.shard.map(|s| ShardRecord {
+        index: s.index,
+        count: s.count,
+        jobs: whole_jobs,
+    });
+    let header = resume::header(
+        &settings,
+        &python,
+        input_record(&tasks.path, &tasks.sha256),
+        input_record(&gens.path, &gens.sha256),
+        args.post_process,
+        shard,
+        plan.jobs.len(),
+    );
+    let (mut journal, start) = journal::open(args, &outputs, &plan, &header)?;
     let mut journal_error = None;
     let bar = summary::progress_bar(plan.jobs.len() as u64, args.quiet);
-    let mut done = engine::run_blocking(&plan, &python, &settings, |ev, store| match ev {
-        EngineEvent::Progress { done, .. } => bar.set_position(*done as u64),
-        EngineEvent::Finished { job, .. } => {
-            if let Some(j) = journal.as_mut() {
-                if let Err(e) = j.append(store, *job) {
-                    journal_error.get_or_insert(e);
+    bar.set_position(start.judged as u64);
+    let mut done = resume::run_blocking(
+        &plan,
+        start,
+        &python,
+        &settings,
+        |ev, store, at_s| match ev {
+            EngineEvent::Progress { done, .. } => bar.set_position(*done as u64),
+            EngineEvent::Finished { job, .. } => {
+                if let Some(j) = journal.as_mut() {
+                    if let Err(e) = j.append(store, *job, at_s) {
+                        journal_error.get_or_insert(e);
+                    }
                 }
             }
-        }
-        _ => {}
-    })?;
+            _ => {}
+        },
+    )?;
     bar.finish_and_clear();
     if let Some(e) = journal_error {
         eprintln!("execscope: warning: the journal could not be written: {e}");
@@ -193,11 +209,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
             cancelled: false,
             skipped: &tasks.skipped,
             missing: &plan.missing,
-            shard: args.shard.map(|s| ShardRecord {
-                index: s.index,
-                count: s.count,
-                jobs: whole_jobs,
-            }),
+            shard,
         },
     );
     let title = format!("execscope: {}", gens.path.display());

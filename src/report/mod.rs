@@ -21,7 +21,9 @@ pub use convert::RunContext;
 pub use csv_export::{candidates_csv, causes_csv, summary_csv, tasks_csv};
 pub use export::{Export, Exporter, Outputs, Source, check_writable};
 pub use extra::{human_eval_results, markdown_summary};
-pub use journal::{Journal, read_journal};
+pub use journal::{
+    JOURNAL_FORMAT, Journal, JournalEntry, JournalError, JournalHeader, JournalRead, read_journal,
+};
 pub use merge::{MergeError, merge};
 pub use paired::{ALPHA, PAIRED_RESAMPLES, PAIRED_SEED, Paired, paired_test};
 pub use runfile::{
