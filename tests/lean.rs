@@ -48,7 +48,11 @@ fn a_lean_read_has_the_full_reads_figures_and_reads_each_candidate_back_whole() 
     }
     // Saved again, it is the same file.
     let again = full.clone().with_figures_of(&lean_store, &[1]);
-    assert_eq!(again.candidates, full.candidates);
+    let whole = full.clone().with_figures_of(&full_store, &[1]);
+    assert_eq!(again.to_json().unwrap(), whole.to_json().unwrap());
+    let saved = dir.path().join("again.json");
+    again.save(&saved).unwrap();
+    assert_eq!(std::fs::read(&saved).unwrap(), whole.to_json().unwrap());
 }
 
 #[test]

@@ -127,7 +127,7 @@ pub fn merge(
     use execscope::report::{self, RunFile};
     let mut loaded = Vec::with_capacity(parts.len());
     for path in parts {
-        let run = RunFile::load(path).map_err(|e| super::BadInput(e.to_string()))?;
+        let run = RunFile::load_lean(path).map_err(|e| super::BadInput(e.to_string()))?;
         loaded.push((path.clone(), run));
     }
     // The ks are chosen from the whole run, not from one part's n.
@@ -144,7 +144,7 @@ pub fn merge(
         Some(ks) => ks.iter().map(|&k| k as usize).collect(),
         None => execscope::passk::default_ks(max_n),
     };
-    let merged = report::merge(&loaded, &ks).map_err(|e| super::BadInput(e.to_string()))?;
+    let merged = report::merge(loaded, &ks).map_err(|e| super::BadInput(e.to_string()))?;
     merged.save(output)?;
     let python = execscope::sandbox::Interpreter {
         executable: merged.python.executable.clone().into(),
@@ -153,13 +153,8 @@ pub fn merge(
         harness_code: Default::default(),
         candidate_code: Default::default(),
     };
-    let store = merged.to_store();
-    print(
-        &store,
-        &ks,
-        std::time::Duration::from_secs_f64(merged.summary.elapsed_s),
-        &python,
-    )?;
+    let elapsed = std::time::Duration::from_secs_f64(merged.summary.elapsed_s);
+    print(&merged.into_store(), &ks, elapsed, &python)?;
     eprintln!(
         "execscope: {} parts merged into {}",
         parts.len(),

@@ -90,10 +90,29 @@ impl RunFile {
     /// This run file with its candidates, tasks and data-set figures taken
     /// from `store` (settings, interpreter, inputs, time and shard kept).
     pub fn with_figures_of(mut self, store: &Store, ks: &[usize]) -> RunFile {
-        let summary = store.summary(ks);
-        self.candidates = (0..store.candidates.len())
-            .filter_map(|i| CandidateRow::from_store(store, i))
+        let finished: Vec<usize> = (0..store.candidates.len())
+            .filter(|&i| store.candidates[i].result.is_some())
             .collect();
+        self.candidates = finished
+            .iter()
+            .filter_map(|&i| CandidateRow::from_store(store, i))
+            .collect();
+        self.texts = store.texts.as_ref().map(|texts| {
+            if finished.len() == store.candidates.len() {
+                std::sync::Arc::clone(texts)
+            } else {
+                std::sync::Arc::new(crate::store::Texts::gather(
+                    finished.iter().map(|&i| (Some(&**texts), i)),
+                ))
+            }
+        });
+        self.figures_of(store, ks)
+    }
+
+    /// This run file with its tasks and data-set figures taken from `store`,
+    /// whose candidates are this file's.
+    pub fn figures_of(mut self, store: &Store, ks: &[usize]) -> RunFile {
+        let summary = store.summary(ks);
         self.tasks = store
             .task_stats(ks)
             .into_iter()
@@ -129,102 +148,138 @@ impl RunFile {
 
     /// Rebuilds the store so a saved run can be inspected without re-running.
     pub fn to_store(&self) -> Store {
-        let mut tasks: Vec<TaskEntry> = self
-            .tasks
-            .iter()
-            .map(|t| TaskEntry {
-                id: t.task_id.clone(),
-                prompt: t.prompt.clone(),
-                assertions: t.assertions.clone(),
-            })
-            .collect();
-        let mut index: std::collections::HashMap<String, usize> = tasks
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id.clone(), i))
-            .collect();
-        let candidates = self
-            .candidates
-            .iter()
-            .map(|row| {
-                let task = *index.entry(row.task_id.clone()).or_insert_with(|| {
+        store_of(
+            &self.tasks,
+            self.candidates.iter().cloned(),
+            self.texts.clone(),
+        )
+    }
+
+    /// The store of this run, its candidates moved in.
+    pub fn into_store(self) -> Store {
+        store_of(&self.tasks, self.candidates.into_iter(), self.texts)
+    }
+}
+
+/// The store of `rows` (moved in), whose tasks are `tasks` (a row of a task
+/// not among them adds it).
+pub(super) fn store_of(
+    tasks: &[TaskRow],
+    rows: impl Iterator<Item = CandidateRow>,
+    texts: Option<std::sync::Arc<crate::store::Texts>>,
+) -> Store {
+    let mut tasks: Vec<TaskEntry> = tasks
+        .iter()
+        .map(|t| TaskEntry {
+            id: t.task_id.clone(),
+            prompt: t.prompt.clone(),
+            assertions: t.assertions.clone(),
+        })
+        .collect();
+    let mut index: std::collections::HashMap<String, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.clone(), i))
+        .collect();
+    let candidates = rows
+        .map(|row| {
+            let task = match index.get(&row.task_id) {
+                Some(&task) => task,
+                None => {
                     tasks.push(TaskEntry {
                         id: row.task_id.clone(),
                         prompt: String::new(),
                         assertions: Vec::new(),
                     });
+                    index.insert(row.task_id.clone(), tasks.len() - 1);
                     tasks.len() - 1
-                });
-                Candidate {
-                    task,
-                    sample: row.sample,
-                    generation: row.generation.clone(),
-                    code: row.code.clone(),
-                    setup: row.setup.clone(),
-                    result: Some(CandidateResult {
-                        outcome: row.outcome,
-                        score: row.score,
-                        passed: row.passed,
-                        total: row.total,
-                        per_assertion: row.per_assertion.clone(),
-                        detail: row.detail.clone(),
-                        duration_ms: row.duration_ms,
-                        stdout: row.stdout.clone(),
-                        stderr: row.stderr.clone(),
-                        timing: row.timing,
-                        flags: row.flags.clone(),
-                        fault: row.fault,
-                        rechecks: row.rechecks.clone(),
-                        failure: row.failure.clone(),
-                        edited: row.edited,
-                        base: row.base,
-                        integrity: row.integrity,
-                        recorded: None,
-                    }),
                 }
-            })
-            .collect();
-        Store {
-            tasks,
-            candidates,
-            texts: self.texts.clone(),
-        }
+            };
+            Candidate {
+                task,
+                sample: row.sample,
+                generation: row.generation,
+                code: row.code,
+                setup: row.setup,
+                result: Some(CandidateResult {
+                    outcome: row.outcome,
+                    score: row.score,
+                    passed: row.passed,
+                    total: row.total,
+                    per_assertion: row.per_assertion,
+                    detail: row.detail,
+                    duration_ms: row.duration_ms,
+                    stdout: row.stdout,
+                    stderr: row.stderr,
+                    timing: row.timing,
+                    flags: row.flags,
+                    fault: row.fault,
+                    rechecks: row.rechecks,
+                    failure: row.failure,
+                    edited: row.edited,
+                    base: row.base,
+                    integrity: row.integrity,
+                    recorded: None,
+                }),
+            }
+        })
+        .collect();
+    Store {
+        tasks,
+        candidates,
+        texts,
     }
+}
+
+/// The rows of `store`'s finished candidates, moved out of it.
+pub(super) fn rows_of(store: Store) -> Vec<CandidateRow> {
+    let Store {
+        tasks, candidates, ..
+    } = store;
+    candidates
+        .into_iter()
+        .filter_map(|c| {
+            let task_id = tasks.get(c.task).map(|t| t.id.clone()).unwrap_or_default();
+            candidate_row(task_id, c)
+        })
+        .collect()
 }
 
 impl CandidateRow {
-    /// The row of candidate `index` of `store`, if it has finished, with its
-    /// texts read back from the run file where the store left them there.
+    /// The row of candidate `index` of `store`, if it has finished (without
+    /// its texts where the store left them in a run file: the run file made
+    /// of it carries the store's `texts` and writes them out).
     pub fn from_store(store: &Store, index: usize) -> Option<CandidateRow> {
-        let c = store.full(index)?;
-        let r = c.result.as_ref()?;
-        Some(candidate_row(store, &c, r))
+        let c = store.candidates.get(index)?;
+        c.result.as_ref()?;
+        candidate_row(store.task_id(c).to_owned(), c.clone())
     }
 }
 
-fn candidate_row(store: &Store, c: &Candidate, r: &CandidateResult) -> CandidateRow {
-    CandidateRow {
-        task_id: store.task_id(c).to_owned(),
+fn candidate_row(task_id: String, c: Candidate) -> Option<CandidateRow> {
+    let r = c.result?;
+    Some(CandidateRow {
+        task_id,
         sample: c.sample,
         outcome: r.outcome,
         score: r.score,
         passed: r.passed,
         total: r.total,
-        per_assertion: r.per_assertion.clone(),
-        detail: r.detail.clone(),
+        per_assertion: r.per_assertion,
+        detail: r.detail,
         duration_ms: r.duration_ms,
-        code: c.code.clone(),
-        stdout: r.stdout.clone(),
-        stderr: r.stderr.clone(),
-        generation: c.generation.clone(),
-        setup: c.setup.clone(),
+        code: c.code,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        generation: c.generation,
+        setup: c.setup,
         timing: r.timing,
-        flags: r.flags.clone(),
+        flags: r.flags,
         fault: r.fault,
-        rechecks: r.rechecks.clone(),
-        failure: r.failure.clone(),
+        rechecks: r.rechecks,
+        failure: r.failure,
         edited: r.edited,
         base: r.base,
         integrity: r.integrity,
-    }
+    })
 }

@@ -37,9 +37,7 @@ pub fn load(path: &Path) -> Option<Result<RunFile, String>> {
             Ok(n) => n,
             Err(e) => return Some(Err(e.to_string())),
         };
-        for (i, &b) in buf[..n].iter().enumerate() {
-            scan.byte(b, offset + i as u64);
-        }
+        scan.feed(&buf[..n], offset);
         offset += n as u64;
     }
     let skeleton = String::from_utf8(scan.skeleton).ok()?;
@@ -90,6 +88,32 @@ struct Scan {
 }
 
 impl Scan {
+    /// Scans `chunk`, which starts at byte `base` of the file. The inside of
+    /// a string goes in one piece up to its next quote or backslash.
+    fn feed(&mut self, chunk: &[u8], base: u64) {
+        let mut i = 0;
+        while i < chunk.len() {
+            if self.in_string && !self.escape {
+                let run = memchr::memchr2(b'"', b'\\', &chunk[i..]).unwrap_or(chunk.len() - i);
+                if run > 0 {
+                    let text = &chunk[i..i + run];
+                    if self.in_candidates && self.depth > 2 {
+                        self.candidate.extend_from_slice(text);
+                    } else {
+                        if self.capturing_key && self.key.len() < 64 {
+                            self.key.extend(text.iter().take(64 - self.key.len()));
+                        }
+                        self.skeleton.extend_from_slice(text);
+                    }
+                    i += run;
+                    continue;
+                }
+            }
+            self.byte(chunk[i], base + i as u64);
+            i += 1;
+        }
+    }
+
     fn byte(&mut self, b: u8, at: u64) {
         if b == b'\n' {
             self.line += 1;

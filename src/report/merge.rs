@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
-use super::runfile::{RunFile, SettingsRecord};
+use super::runfile::{CandidateRow, RunFile, SettingsRecord};
 
 /// Why partial run files cannot be merged.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -57,8 +57,66 @@ fn deciding(s: &SettingsRecord) -> SettingsRecord {
 }
 
 /// Merges the partial run files `parts` (with their paths, for messages) and
-/// reports pass@k at `ks`.
-pub fn merge(parts: &[(PathBuf, RunFile)], ks: &[usize]) -> Result<RunFile, MergeError> {
+/// reports pass@k at `ks`. Their candidates move into the merged file.
+pub fn merge(mut parts: Vec<(PathBuf, RunFile)>, ks: &[usize]) -> Result<RunFile, MergeError> {
+    check(&parts)?;
+    let first = &parts[0].1;
+    // Every part lists every task in task-file order: order candidates by it.
+    let order: HashMap<&str, usize> = first
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.task_id.as_str(), i))
+        .collect();
+    let mut picks: Vec<(usize, usize)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(p, (_, part))| (0..part.candidates.len()).map(move |i| (p, i)))
+        .collect();
+    picks.sort_by_key(|&(p, i)| {
+        let c = &parts[p].1.candidates[i];
+        (order.get(c.task_id.as_str()).copied(), c.sample)
+    });
+    // Parts read lean keep their texts in their files until the merged
+    // file is written.
+    let texts = parts.iter().any(|(_, p)| p.texts.is_some()).then(|| {
+        std::sync::Arc::new(crate::store::Texts::gather(
+            picks.iter().map(|&(p, i)| (parts[p].1.texts.as_deref(), i)),
+        ))
+    });
+    let elapsed_s = parts
+        .iter()
+        .map(|(_, p)| p.summary.elapsed_s)
+        .fold(0.0, f64::max);
+    let mut rows: Vec<Vec<Option<CandidateRow>>> = parts
+        .iter_mut()
+        .map(|(_, p)| {
+            std::mem::take(&mut p.candidates)
+                .into_iter()
+                .map(Some)
+                .collect()
+        })
+        .collect();
+    let mut whole = parts.swap_remove(0).1;
+    whole.candidates = picks
+        .iter()
+        .filter_map(|&(p, i)| rows[p][i].take())
+        .collect();
+    whole.texts = texts;
+    whole.summary.elapsed_s = elapsed_s;
+    whole.summary.cancelled = false;
+    whole.shard = None;
+    // The rows move into a store for the figures and back: a big merge holds
+    // its candidates once.
+    let rows = std::mem::take(&mut whole.candidates);
+    let store = super::convert::store_of(&whole.tasks, rows.into_iter(), whole.texts.clone());
+    let mut whole = whole.figures_of(&store, ks);
+    whole.candidates = super::convert::rows_of(store);
+    Ok(whole)
+}
+
+/// That `parts` belong together, overlap nowhere and leave nothing out.
+fn check(parts: &[(PathBuf, RunFile)]) -> Result<(), MergeError> {
     let (first_path, first) = parts.first().ok_or(MergeError::Empty)?;
     let first_shard = first
         .shard
@@ -153,27 +211,5 @@ pub fn merge(parts: &[(PathBuf, RunFile)], ks: &[usize]) -> Result<RunFile, Merg
         )));
     }
 
-    // Every part lists every task in task-file order: order candidates by it.
-    let order: HashMap<&str, usize> = first
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.task_id.as_str(), i))
-        .collect();
-    let mut whole = first.clone();
-    whole.candidates = parts
-        .iter()
-        .flat_map(|(_, p)| p.candidates.iter().cloned())
-        .collect();
-    whole
-        .candidates
-        .sort_by_key(|c| (order.get(c.task_id.as_str()).copied(), c.sample));
-    whole.summary.elapsed_s = parts
-        .iter()
-        .map(|(_, p)| p.summary.elapsed_s)
-        .fold(0.0, f64::max);
-    whole.summary.cancelled = false;
-    whole.shard = None;
-    let store = whole.to_store();
-    Ok(whole.with_figures_of(&store, ks))
+    Ok(())
 }

@@ -14,6 +14,7 @@ mod lean;
 mod merge;
 mod paired;
 mod runfile;
+mod write;
 
 pub use audit::{Audit, Disagreement, Verdict, Verdicts};
 pub use compare::{CauseChange, Change, Comparison, Figures, TaskDiff};

@@ -14,7 +14,10 @@ use crate::spec::SkippedTask;
 pub const FORMAT: &str = "execscope-run/1";
 
 /// A whole run, as saved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// Written by hand ([`super::write`]): candidates whose texts were left in a
+/// run file are written whole.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RunFile {
     /// Always [`FORMAT`].
     pub format: String,
@@ -338,9 +341,10 @@ impl RunFile {
         Ok(out)
     }
 
-    /// Writes the run file atomically.
+    /// Writes the run file atomically, streaming (a big run's candidates'
+    /// texts are read back from their files one at a time).
     pub fn save(&self, path: &Path) -> Result<(), ExportError> {
-        super::write_atomic(path, &self.to_json()?)
+        super::write::save(self, path)
     }
 
     /// Reads a run file leaving its candidates' programs, generations and

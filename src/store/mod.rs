@@ -185,7 +185,7 @@ impl Store {
         let Some(texts) = &self.texts else {
             return Ok(Cow::Borrowed(c));
         };
-        if c.result.as_ref().is_some_and(|r| r.edited) || !c.code.is_empty() {
+        if c.result.as_ref().is_some_and(|r| r.edited) || !c.code.is_empty() || !texts.has(index) {
             return Ok(Cow::Borrowed(c));
         }
         let row = texts.row(index)?;
