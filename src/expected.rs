@@ -73,6 +73,7 @@ pub fn ensure(
             given: Arc::from(task.style.given()),
             io: Some(Arc::clone(io)),
             suite: None,
+            stdio: None,
         };
         let result = runner.run(RECORD_TIMEOUT, &program, cancel, &|| {})?;
         match (&result.recorded, result.outcome) {

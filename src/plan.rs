@@ -33,6 +33,10 @@ pub struct Program {
     /// The task's `unittest` suite (BigCodeBench), run in the candidate's
     /// process; then `setup` is empty and `assertions` name its methods.
     pub suite: Option<Arc<crate::spec::suite::Suite>>,
+    /// The task's tests that are an input and an expected output
+    /// (LiveCodeBench, APPS/TACO); then `setup` is empty and `assertions`
+    /// describe the tests.
+    pub stdio: Option<Arc<crate::spec::stdio_tests::StdioTests>>,
 }
 
 /// One candidate to evaluate.
@@ -244,6 +248,7 @@ pub fn assemble(
         given: Arc::from(task.style.given()),
         io: task.io.clone(),
         suite: task.suite.clone(),
+        stdio: task.stdio.clone(),
     })
 }
 
@@ -277,6 +282,7 @@ mod tests {
             timeout_s: None,
             io: None,
             suite: None,
+            stdio: None,
             reference: None,
         }
     }

@@ -180,6 +180,7 @@ fn humaneval_task() -> Task {
         timeout_s: None,
         io: None,
         suite: None,
+        stdio: None,
         reference: None,
     }
 }

@@ -76,6 +76,7 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
         given: Arc::from(""),
         io: None,
         suite: None,
+        stdio: None,
     }
 }
 

@@ -20,7 +20,8 @@
 # from nearest (its own name for a builtin one).
 #
 # and, where the tests are a unittest suite that runs here, ["suite",
-# test code] (suite.py). Answers are JSON text. `mutated` lists the arguments the callee changed
+# test code] (suite.py); for a program that reads stdin, ["stdin", input]
+# (stdio.py). Answers are JSON text. `mutated` lists the arguments the callee changed
 # ([[position or key, tree], ...]), so the test sees the mutation.
 
 CALL_FD = 3
@@ -71,8 +72,13 @@ def _candidate(fields):
     sys.argv[:] = ["candidate"]
     # Candidates get an empty `__main__`.
     sys.modules["__main__"] = _type(sys)("__main__")
+    program = fields[0]
+    stdio = "stdin" if "stdin" in words else "call" if "call" in words else None
+    if stdio is not None:
+        # Built as LiveCodeBench's grader builds it (stdio.py).
+        program = _stdio_program(program, stdio)
     try:
-        code = _compile(fields[0], "<candidate>", "exec")
+        code = _compile(program, "<candidate>", "exec")
     except _SyntaxError as exc:
         _send(["syntax", _describe(exc)])
         _exit(0)
@@ -81,6 +87,9 @@ def _candidate(fields):
         _exit(0)
     _suite_mode = "unittest" in words
     _namespace = _suite_module() if _suite_mode else {"__builtins__": builtins.__dict__}
+    if stdio is not None:
+        # The grader's module is `tmp_sol`.
+        _namespace["__name__"] = "tmp_sol"
     sys.addaudithook(_audit)
     try:
         _exec(code, _namespace)
@@ -183,6 +192,8 @@ def _answer(request):
         except _BaseException as exc:
             return _raised(exc, _mutated(args, trees, kwargs, request[3]))
         return ["ok", _result_tree(result), _mutated(args, trees, kwargs, request[3])]
+    if kind == "stdin" and _stdio_mode[0] == "stdin":
+        return _run_stdin(request[1])
     if kind == "suite" and _suite_mode:
         return _run_suite(request[1])
     if kind == "op":

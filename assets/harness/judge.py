@@ -304,13 +304,17 @@ def _task_of(fields):
 def _judge(fields):
     """Judges one candidate. Layout of `fields`: the test setup (or the spec
     of tests that are inputs), flags (words: `strict`; `io`, the tests are
-    inputs, io.py; `record`, write down the outputs), the task's reference
+    inputs, io.py; `record`, write down the outputs; `unittest`, a suite,
+    suite_verdict.py; `stdio`, inputs and expected outputs,
+    stdio_verdict.py), the task's reference
     program, the candidate's program, the code the task gives, then one
     field per assertion."""
     _record("start", _str(_t_start))
     flags = fields[1].split()
     if "unittest" in flags:
         return _judge_suite(fields[0], fields[3], fields[5:])
+    if "stdio" in flags:
+        return _judge_stdio(fields[0], fields[3])
     strict = "strict" in flags
     steps, names, reference, under_test, helpers, spec = _task_of(fields)
     namespace = {"__builtins__": builtins.__dict__}

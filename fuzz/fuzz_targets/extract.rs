@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
         timeout_s: None,
         io: None,
         suite: None,
+        stdio: None,
         reference: None,
     };
     let assertions: Arc<[String]> = task.assertions.clone().into();

@@ -152,6 +152,10 @@ impl Shared {
             // evalplus's time for the task's inputs (each has its own limit).
             return io.timeout().unwrap_or(crate::expected::RECORD_TIMEOUT);
         }
+        if let Some(stdio) = task.and_then(|t| t.stdio.as_ref()) {
+            // LiveCodeBench's global limit (each test has its own).
+            return stdio.timeout();
+        }
         if let Some(task) = task.filter(|t| t.suite.is_some()) {
             return self.settings.suite_timeout_for(&task.id);
         }

@@ -61,6 +61,7 @@ pub const CANDIDATE_HARNESS: &str = concat!(
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/suite.py"),
+    include_str!("../../assets/harness/stdio.py"),
     include_str!("../../assets/harness/main.py"),
 );
 
@@ -73,12 +74,14 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/suite.py"),
+    include_str!("../../assets/harness/stdio.py"),
     include_str!("../../assets/harness/judge.py"),
     include_str!("../../assets/harness/suite_verdict.py"),
     include_str!("../../assets/harness/explain.py"),
     include_str!("../../assets/harness/proxies.py"),
     include_str!("../../assets/harness/names.py"),
     include_str!("../../assets/harness/io.py"),
+    include_str!("../../assets/harness/stdio_verdict.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
 );

@@ -4,10 +4,12 @@
 //! **Host → candidate process** (stdin when fresh, the run frame of a fork
 //! server otherwise): length-prefixed fields ([`push_field`]): the program's
 //! code, the denylist (one name a line), `sys.path` (one a line), flags
-//! (`guard`, `confined`). No test, expected value or verdict state.
+//! (`guard`, `confined`; `unittest`, `stdin` or `call` for how the program
+//! takes its tests). No test, expected value or verdict state.
 //!
 //! **Host → judge** (always a fork server's child): the test setup, flags
-//! (`strict`), the task's reference program and the candidate's program
+//! (`strict`; `io`, `unittest` or `stdio` for the kinds of tests that
+//! replace the setup by their spec), the task's reference program and the candidate's program
 //! (parsed and compiled, never run), the code the task gives (HumanEval's
 //! prompt, which the judge runs for its helpers), then one field per
 //! assertion.
@@ -26,7 +28,9 @@
 //! program's state (`["ready"]`, `["syntax", detail]`, `["error", detail]`,
 //! `["memory"]`), then answers requests. Requests (the judge's, marshal):
 //! `["names", [name...]]`, `["call", target, [arg...], [[key, value]...]]`,
-//! `["op", op, target, operand...]`. Answers (the candidate's, JSON, which
+//! `["op", op, target, operand...]`, and for a `stdin` program `["stdin",
+//! input]` (it runs once on that input; its answer is what it printed).
+//! Answers (the candidate's, JSON, which
 //! the judge decodes strictly): `["ok", bindings]` for names, `["ok", value,
 //! mutated]` or `["raise", type, message, line, mutated, builtin]` (the
 //! builtin exception the type derives from nearest). Values are trees
@@ -80,6 +84,12 @@ pub(super) fn candidate_payload(
         // Its tests run here, in the program's module (`assets/harness/suite.py`).
         flags.push_str(" unittest");
     }
+    if let Some(stdio) = &program.stdio {
+        // The program is built and fed here, as LiveCodeBench's grader
+        // does (`assets/harness/stdio.py`); the expected outputs are not sent.
+        flags.push(' ');
+        flags.push_str(stdio.mode.flag());
+    }
     fields(&[
         program.code.as_str(),
         &limits.denylist.join("\n"),
@@ -105,6 +115,18 @@ pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
         }
         return fields(&[
             io.spec(record).as_str(),
+            &flags.join(" "),
+            &program.reference,
+            &program.code,
+            &program.given,
+        ]);
+    }
+    if let Some(stdio) = &program.stdio {
+        // Tests that are an input and an expected output: the spec in place
+        // of the setup, no assertion fields (`assets/harness/stdio_verdict.py`).
+        flags.push("stdio");
+        return fields(&[
+            stdio.spec().as_str(),
             &flags.join(" "),
             &program.reference,
             &program.code,

@@ -81,6 +81,7 @@ fn record(
         reference,
         io: None,
         suite: Some(Arc::new(suite)),
+        stdio: None,
     })
 }
 

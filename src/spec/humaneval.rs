@@ -57,6 +57,7 @@ pub(super) fn record(
         timeout_s: None,
         io: None,
         suite: None,
+        stdio: None,
         reference,
     })
 }

@@ -166,6 +166,7 @@ fn validate(
         reference: None,
         io: None,
         suite: None,
+        stdio: None,
     }))
 }
 

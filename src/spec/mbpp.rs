@@ -86,6 +86,7 @@ fn task_from(
         timeout_s: None,
         io: None,
         suite: None,
+        stdio: None,
         reference,
     })
 }

@@ -1,14 +1,18 @@
 //! The task model and the task-file readers: lesson-70 (native, strictly
-//! validated), HumanEval, HumanEval+, BigCodeBench and MBPP (plain and
-//! sanitized). Formats are
+//! validated), HumanEval, HumanEval+, BigCodeBench, MBPP (plain and
+//! sanitized), LiveCodeBench and APPS/TACO. Formats are
 //! detected from content, and `.gz` is read too.
 
+mod apps;
 mod bigcodebench;
 mod evalplus;
 mod humaneval;
 pub mod io_tests;
 mod lesson70;
+mod livecodebench;
 mod mbpp;
+pub mod pickled;
+pub mod stdio_tests;
 pub mod suite;
 
 use std::path::{Path, PathBuf};
@@ -83,6 +87,9 @@ pub struct Task {
     /// Tests that are a `unittest` suite (BigCodeBench): then `setup` is
     /// empty and `assertions` are its test methods' names.
     pub suite: Option<std::sync::Arc<suite::Suite>>,
+    /// Tests that are an input and an expected output (LiveCodeBench,
+    /// APPS/TACO): then `assertions` only describe them, one per test.
+    pub stdio: Option<std::sync::Arc<stdio_tests::StdioTests>>,
 }
 
 /// A task that was read but is not executed (a non-`code_exec` lesson-70 task).
@@ -110,6 +117,11 @@ pub enum TaskFormat {
     MbppSanitized,
     /// BigCodeBench JSONL (`complete_prompt`, `code_prompt`, a unittest `test`).
     BigCodeBench,
+    /// LiveCodeBench code-generation JSONL (`public_test_cases`,
+    /// `private_test_cases`, `metadata`).
+    LiveCodeBench,
+    /// APPS/TACO JSONL (`input_output`).
+    AppsTaco,
 }
 
 impl TaskFormat {
@@ -122,6 +134,8 @@ impl TaskFormat {
             TaskFormat::Mbpp => "MBPP",
             TaskFormat::MbppSanitized => "sanitized MBPP",
             TaskFormat::BigCodeBench => "BigCodeBench",
+            TaskFormat::LiveCodeBench => "LiveCodeBench",
+            TaskFormat::AppsTaco => "APPS/TACO",
         }
     }
 }
@@ -177,6 +191,8 @@ pub fn tasks_from_text(path: &Path, sha256: String, text: &str) -> Result<TaskSe
         TaskFormat::Mbpp => mbpp::read_jsonl(path, text, &mut set),
         TaskFormat::MbppSanitized => mbpp::read_sanitized(path, text, &mut set)?,
         TaskFormat::BigCodeBench => bigcodebench::read(path, text, &mut set),
+        TaskFormat::LiveCodeBench => livecodebench::read(path, text, &mut set),
+        TaskFormat::AppsTaco => apps::read(path, text, &mut set),
     }
     Ok(set)
 }
@@ -190,7 +206,11 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
         return Err(InputError::file(path, "empty", "the file is empty"));
     };
     let obj = input::parse_object(path, line, first)?;
-    if obj.contains_key("base_input") || obj.contains_key("plus_input") {
+    if obj.contains_key("public_test_cases") || obj.contains_key("private_test_cases") {
+        Ok(TaskFormat::LiveCodeBench)
+    } else if obj.contains_key("input_output") {
+        Ok(TaskFormat::AppsTaco)
+    } else if obj.contains_key("base_input") || obj.contains_key("plus_input") {
         Ok(TaskFormat::HumanEvalPlus)
     } else if obj.contains_key("complete_prompt") || obj.contains_key("code_prompt") {
         Ok(TaskFormat::BigCodeBench)
@@ -220,7 +240,8 @@ fn detect_format(path: &Path, text: &str) -> Result<TaskFormat, InputError> {
             "format",
             "unknown task format: expected lesson-70 (`targets`, `metric_name`), HumanEval \
              (`entry_point`, `test`), HumanEval+ (`base_input`, `plus_input`), BigCodeBench (`complete_prompt`, \
-             `code_prompt`) or MBPP (`test_list`) records",
+             `code_prompt`), MBPP (`test_list`), LiveCodeBench (`public_test_cases`) or \
+             APPS/TACO (`input_output`) records",
         ))
     }
 }

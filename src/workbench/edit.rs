@@ -195,6 +195,7 @@ impl Workbench {
             given: std::sync::Arc::from(""),
             io: None,
             suite: None,
+            stdio: None,
         })
     }
 }

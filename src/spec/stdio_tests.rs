@@ -1,0 +1,111 @@
+//! Tests that are an input and an expected output (LiveCodeBench's
+//! `public_test_cases` and `private_test_cases`, APPS/TACO's `input_output`),
+//! graded as LiveCodeBench's `testing_util.py` grades them. The program runs
+//! in the candidate process as that grader builds it (`stdin`: wrapped in a
+//! function that reads the test's input and prints; `call`: a function or a
+//! `Solution` method called on the test's arguments), and the judge compares
+//! what it printed or returned with the expected output
+//! (`assets/harness/stdio_verdict.py`): the expected outputs travel only to
+//! the judge.
+
+use std::time::Duration;
+
+/// LiveCodeBench's time for one test, seconds (`--timeout`'s default).
+pub const TEST_TIMEOUT_S: f64 = 6.0;
+
+/// How the program takes a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The program reads the input on stdin and prints its answer.
+    Stdin,
+    /// The function (or `Solution` method) is called on the input's arguments.
+    Call,
+}
+
+impl Mode {
+    /// The candidate process's flag for this mode (`assets/harness/stdio.py`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Mode::Stdin => "stdin",
+            Mode::Call => "call",
+        }
+    }
+}
+
+/// A task's tests that are inputs and expected outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StdioTests {
+    /// How the program takes a test.
+    pub mode: Mode,
+    /// The function a test calls (`Call` mode).
+    pub func_name: Option<String>,
+    /// APPS/TACO's rule for calls: the expected output may be wrapped in a
+    /// list of one.
+    pub apps: bool,
+    /// The tests as the judge reads them: a JSON list of `{"input": text,
+    /// "output": text}` (LiveCodeBench, and APPS/TACO's stdin tests) or of
+    /// `{"args": [...], "expected": value}` (APPS/TACO's calls).
+    pub tests: String,
+    /// How many tests.
+    pub count: usize,
+    /// Each test's time limit, seconds.
+    pub test_timeout_s: f64,
+}
+
+impl StdioTests {
+    /// The judge's spec (the setup field of its payload).
+    pub fn spec(&self) -> String {
+        let func = match &self.func_name {
+            Some(name) => serde_json::Value::from(name.as_str()).to_string(),
+            None => "null".to_owned(),
+        };
+        format!(
+            "{{\"mode\": \"{}\", \"func_name\": {func}, \"apps\": {}, \"timeout\": {}, \"tests\": {}}}",
+            self.mode.flag(),
+            self.apps,
+            self.test_timeout_s,
+            self.tests
+        )
+    }
+
+    /// The wall clock of one candidate: LiveCodeBench's global limit,
+    /// `(per test + 1) x tests + 5` seconds (each test also has its own).
+    pub fn timeout(&self) -> Duration {
+        Duration::from_secs_f64((self.test_timeout_s + 1.0) * self.count as f64 + 5.0)
+    }
+}
+
+/// `text` cut to `max` characters, its middle left out.
+pub fn shown(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_owned();
+    }
+    let half = max / 2;
+    let head: String = text.chars().take(half).collect();
+    let tail: String = text.chars().skip(count - half).collect();
+    format!("{head} … {tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_and_the_timeout_follow_livecodebench() {
+        let t = StdioTests {
+            mode: Mode::Call,
+            func_name: Some("f\"".into()),
+            apps: false,
+            tests: "[]".into(),
+            count: 3,
+            test_timeout_s: 6.0,
+        };
+        assert_eq!(
+            t.spec(),
+            r#"{"mode": "call", "func_name": "f\"", "apps": false, "timeout": 6, "tests": []}"#
+        );
+        assert_eq!(t.timeout(), Duration::from_secs(26));
+        assert_eq!(shown("abcdef", 4), "ab … ef");
+    }
+}
