@@ -20,6 +20,8 @@
 //! - `resume`: `run --resume` after a kill at about half, refusals, a torn journal line.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
 //! - `io_tests`: HumanEval+ tests that are inputs (tolerance, limits, find_zero, digests, reader).
+//! - `livecodebench`: LiveCodeBench and APPS/TACO tests graded as LiveCodeBench grades them
+//!   (`livecodebench_readers`: their readers and the pickled private tests).
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
 //! - `redteam`: the routes a fresh attacker found against the judge, each a test.
 //! - `redteam3`: the routes a third attacker found (exception classes, control characters).
@@ -53,6 +55,8 @@ mod integrity;
 mod io_tests;
 mod isolation;
 mod lean;
+mod livecodebench;
+mod livecodebench_readers;
 mod machine;
 mod numbers;
 mod outcomes;

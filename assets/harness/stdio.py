@@ -78,8 +78,8 @@ class _MockBuffer:
         return self.inputs.split(b"\n")[0] + b"\n"
 
 
-class _MockStdin:
-    """The grader's MockStdinWithBuffer."""
+class MockStdinWithBuffer:
+    """The grader's, under its name (a program that iterates it sees it in the error)."""
 
     def __init__(self, inputs):
         import io
@@ -132,7 +132,7 @@ def _run_stdin(inputs):
     old_stdout = sys.stdout
     captured = io.StringIO()
     captured.close = lambda *args: 1
-    sys.stdin = _MockStdin(inputs)
+    sys.stdin = MockStdinWithBuffer(inputs)
     builtins.open = lambda *args, **kwargs: io.StringIO(inputs)
     sys.stdout = captured
     try:

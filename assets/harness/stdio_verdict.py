@@ -41,13 +41,17 @@ def _judge_stdio(spec_text, program):
     mode = spec["mode"]
     try:
         state = _receive(lambda: "the program's top level")
+        target = None
+        if mode == "call" and state == ["ready"]:
+            # The function, or one Solution()'s method, is part of the
+            # program's start (the grader's `compile_code`).
+            target, why = _stdio_target(spec["func_name"], program)
+            if target is None:
+                _record("step", "c fail")
+                _record("detail", "c " + why)
+                return _finish()
         if not _program_state(state, _stdio_program(program, mode)):
             return _finish()
-        target = None
-        if mode == "call":
-            target = _stdio_target(spec["func_name"], program)
-            if target is None:
-                return _finish()
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)
@@ -67,29 +71,25 @@ def _judge_stdio(spec_text, program):
 
 
 def _stdio_target(func_name, program):
-    """The call target of every test: the program's function, or the
-    method of one Solution(); None when there is none (recorded)."""
+    """(the call target of every test: the program's function, or the
+    method of one Solution(), None) or (None, why there is none)."""
     what = lambda: "the program's " + func_name
     name = "Solution" if "class Solution" in program else func_name
     bound = _exchange(["names", [name]], what)
     if bound[0] != "ok" or _len(bound) != 2 or _type(bound[1]) is not list:
         _lose("malformed (names)", what)
     if not bound[1]:
-        _record("step", "c fail")
-        _record("detail", "c the program defines no " + name)
-        return None
+        return None, "the program defines no " + name
     if name == func_name:
-        return ["p", func_name]
+        return ["p", func_name], None
     try:
         instance = _call(["p", "Solution"], [], {}, lambda: "Solution()")
         method = _request("getattr", _judge_ref(instance), (func_name,), what)
-        return _judge_ref(method)
+        return _judge_ref(method), None
     except (_Lost, _OutOfMemory):
         raise
     except _BaseException as exc:
-        _record("step", "c fail")
-        _record("detail", "c Solution()." + func_name + " raised " + _describe(exc))
-        return None
+        return None, "Solution()." + func_name + " raised " + _describe(exc)
 
 
 def _stdio_test(name, mode, target, test, spec):
