@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 seconds="${1:-30}"
 export RUSTC_BOOTSTRAP=1
 cargo fuzz build
-for target in tasks generations extract results; do
+for target in tasks generations extract results pickled; do
     mkdir -p "corpus/$target"
     cp -n seeds/"$target"/* "corpus/$target/" 2>/dev/null || true
     echo "fuzzing $target for ${seconds}s"

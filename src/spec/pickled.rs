@@ -26,7 +26,7 @@ pub fn decode(text: &str) -> Result<String, String> {
             MAX_PICKLE_BYTES >> 20
         ));
     }
-    one_string(&pickle)
+    read_pickle(&pickle)
 }
 
 /// Standard base64 (`+`, `/`, `=` padding); ASCII whitespace is skipped.
@@ -74,8 +74,8 @@ const BINUNICODE8: u8 = 0x8d;
 const MEMOIZE: u8 = 0x94;
 const STOP: u8 = b'.';
 
-/// The one string a pickle holds.
-fn one_string(data: &[u8]) -> Result<String, String> {
+/// The one string the pickle `data` holds, or why it holds something else.
+pub fn read_pickle(data: &[u8]) -> Result<String, String> {
     let mut pos = 0;
     let mut string: Option<String> = None;
     let mut memoized = false;
