@@ -16,6 +16,8 @@
 //! - `result_files`: other harnesses' result files opened as runs, and the verdict audit
 //!   (`result_files_gui`: the same in the app).
 //! - `cli`: the `execscope` binary end to end.
+//! - `open`: `execscope FILE...`, each file by its content, and the app's messages for
+//!   a file it cannot open (`open_gui`: the same in the app, and its screenshot).
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
 //! - `resume`: `run --resume` after a kill at about half, refusals, a torn journal line.
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
@@ -59,6 +61,9 @@ mod livecodebench;
 mod livecodebench_readers;
 mod machine;
 mod numbers;
+mod open;
+#[cfg(feature = "gui")]
+mod open_gui;
 mod outcomes;
 mod readers;
 mod redteam;

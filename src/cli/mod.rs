@@ -4,6 +4,7 @@ mod calibrate;
 mod compare;
 mod journal;
 mod load;
+mod open;
 mod run;
 mod show;
 mod summary;
@@ -21,6 +22,12 @@ pub use load::BadInput;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Files to open in the desktop app, each by its content: a run file (or
+    /// another harness's result file) opens as a run, two run files as a
+    /// comparison (the first is the baseline), a task file and a generations
+    /// file together. The headless build prints a run's summary instead.
+    #[arg(value_name = "FILE", conflicts_with_all = ["tasks", "generations"])]
+    pub files: Vec<PathBuf>,
     /// Task file to preload in the desktop app.
     #[arg(long, global = false)]
     pub tasks: Option<PathBuf>,
@@ -30,7 +37,8 @@ pub struct Cli {
     /// Start the run as soon as the window opens.
     #[arg(long)]
     pub run: bool,
-    /// Once the run is over, save a PNG of the window here and exit (implies --run).
+    /// Once the run is over (or a run file given is read), save a PNG of the
+    /// window here and exit (implies --run for a task and a generations file).
     #[arg(long, value_name = "OUT.png")]
     pub screenshot: Option<PathBuf>,
 }
@@ -207,8 +215,9 @@ pub struct RunArgs {
     /// --json and join the parts with `execscope merge`.
     #[arg(long, value_name = "I/N", value_parser = execscope::plan::Shard::parse)]
     pub shard: Option<execscope::plan::Shard>,
-    /// Write the run file (JSON) here.
-    #[arg(long, value_name = "RUN.json")]
+    /// Write the run file (JSON) here. Name it `NAME.execscope.json`: where
+    /// the package is installed, file managers then open it with execscope.
+    #[arg(long, value_name = "RUN.execscope.json")]
     pub json: Option<PathBuf>,
     /// Go on from the journal of an interrupted run of this run file
     /// (`RUN.json.partial.jsonl`, written as a run goes): once the inputs'
@@ -278,39 +287,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Merge { parts, output, k }) => summary::merge(&parts, &output, k.as_deref()),
         Some(Command::Show { run, task, sample }) => show::show(&run, &task, sample),
-        None => desktop(cli),
+        None => open::desktop(cli),
     }
-}
-
-#[cfg(feature = "gui")]
-fn desktop(cli: Cli) -> anyhow::Result<ExitCode> {
-    if cli.tasks.is_some() != cli.generations.is_some() {
-        return Err(BadInput(
-            "--tasks and --generations go together (or give neither for the demo set)".into(),
-        )
-        .into());
-    }
-    let screenshot = cli.screenshot.clone();
-    execscope::gui::run(execscope::gui::Launch {
-        tasks: cli.tasks,
-        generations: cli.generations,
-        run: cli.run || cli.screenshot.is_some(),
-        screenshot: cli.screenshot,
-    })?;
-    if let Some(path) = screenshot {
-        eprintln!("execscope: screenshot saved to {}", path.display());
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(not(feature = "gui"))]
-fn desktop(cli: Cli) -> anyhow::Result<ExitCode> {
-    let _ = cli;
-    eprintln!(
-        "execscope: this is the headless build (no desktop app); evaluate with\n  \
-         execscope run [--tasks F --generations G]   (no files: the embedded demo set)"
-    );
-    Ok(ExitCode::from(2))
 }
 
 #[cfg(test)]

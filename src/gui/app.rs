@@ -107,7 +107,7 @@ pub struct App {
 
 impl App {
     /// Builds the app: restores persisted state, loads the launch files (or the
-    /// demo set) and queues a run if asked.
+    /// demo set: no file at all) and queues a run if asked.
     pub fn new(cc: &eframe::CreationContext<'_>, launch: Launch) -> App {
         let state: AppState = cc
             .storage
@@ -143,14 +143,18 @@ impl App {
             run_on_start: launch.run,
             applied_theme: None,
         };
-        match (launch.tasks, launch.generations) {
-            (None, None) => app.workbench.load_demo(),
-            (tasks, gens) => {
-                for (target, path) in [(Target::Tasks, tasks), (Target::Generations, gens)] {
-                    if let Some(path) = path {
-                        app.workbench.open(target, path);
-                    }
-                }
+        let files = [
+            (Target::Tasks, launch.tasks),
+            (Target::Generations, launch.generations),
+            (Target::Baseline, launch.baseline),
+            (Target::Run, launch.run_file),
+        ];
+        if files.iter().all(|(_, path)| path.is_none()) {
+            app.workbench.load_demo();
+        }
+        for (target, path) in files {
+            if let Some(path) = path {
+                app.workbench.open(target, path);
             }
         }
         app.workbench.refresh();

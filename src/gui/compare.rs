@@ -44,11 +44,18 @@ impl App {
                         .on_hover_text(path.display().to_string());
                     ui.separator();
                     ui.label(RichText::new("B").strong());
-                    ui.label(if self.workbench.is_running() {
-                        "the run in progress"
-                    } else {
-                        "the results on screen"
-                    });
+                    match &self.workbench.opened_run {
+                        Some((run, _)) if !self.workbench.is_running() => {
+                            ui.label(file_name(run))
+                                .on_hover_text(run.display().to_string());
+                        }
+                        _ if self.workbench.is_running() => {
+                            ui.label("the run in progress");
+                        }
+                        _ => {
+                            ui.label("the results on screen");
+                        }
+                    }
                 });
                 let Some(cmp) = cmp else {
                     ui.weak_label("B has no results yet: run, or open a run file.");

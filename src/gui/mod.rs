@@ -31,23 +31,64 @@ mod view;
 
 use std::path::PathBuf;
 
+use crate::workbench::Opening;
+
 pub use app::{App, Calculator, DetailTab};
 pub use command::{Command, Export, FileTarget};
 pub use state::{AppState, ThemeChoice};
 pub use task_rows::{Line, TaskRow};
 pub use view::{Column, GridView};
 
-/// How the app starts.
+/// How the app starts. With no file at all it opens the embedded demo set.
 #[derive(Debug, Clone, Default)]
 pub struct Launch {
     /// Task file to preload.
     pub tasks: Option<PathBuf>,
     /// Generations file to preload.
     pub generations: Option<PathBuf>,
+    /// Run file (or another harness's result file) to open as a saved run.
+    pub run_file: Option<PathBuf>,
+    /// Run file to compare the results with (the Compare window's A).
+    pub baseline: Option<PathBuf>,
     /// Start the run at once.
     pub run: bool,
     /// Save a screenshot here once the run is over, then exit.
     pub screenshot: Option<PathBuf>,
+}
+
+impl Launch {
+    /// Opens the files of `opening` (from `execscope FILE...`).
+    pub fn open(opening: Opening) -> Launch {
+        match opening {
+            Opening::Run(run) => Launch {
+                run_file: Some(run),
+                ..Launch::default()
+            },
+            Opening::Compare { baseline, run } => Launch {
+                run_file: Some(run),
+                baseline: Some(baseline),
+                ..Launch::default()
+            },
+            Opening::Inputs { tasks, generations } => Launch {
+                tasks,
+                generations,
+                ..Launch::default()
+            },
+        }
+    }
+
+    /// Whether it opens a task file and a generations file, or the demo set:
+    /// something that can run.
+    pub fn can_run(&self) -> bool {
+        let files = [
+            &self.tasks,
+            &self.generations,
+            &self.run_file,
+            &self.baseline,
+        ];
+        files.iter().all(|f| f.is_none())
+            || (self.tasks.is_some() && self.generations.is_some() && self.run_file.is_none())
+    }
 }
 
 /// Why the window could not be shown.

@@ -237,6 +237,10 @@ fn read(target: Target, path: &Path) -> Result<Opened, String> {
         }
         Target::Run => Opened::Run(Box::new(RunFile::load_lean(path).map_err(message)?)),
         Target::Baseline => Opened::Baseline(Box::new(Baseline::open(path)?)),
+        // A run file is known by its first bytes: not parsed twice.
+        Target::Any if super::opening::starts_as_run_file(path) => {
+            Opened::Run(Box::new(RunFile::load_lean(path).map_err(message)?))
+        }
         Target::Any => {
             let raw = input::read_bytes(path).map_err(message)?;
             let sha256 = input::sha256_hex(&raw);

@@ -23,6 +23,7 @@ mod calibration;
 mod derived;
 mod edit;
 mod loader;
+mod opening;
 mod record;
 mod run;
 mod settings;
@@ -35,6 +36,7 @@ pub use calibration::{APP_REPEAT, Calibrating};
 pub use derived::{Baseline, Derived};
 pub use edit::{Edit, EditState, Edits};
 pub use loader::{Opened, Python, Target};
+pub use opening::{Opening, OpeningError, kind_of, opening, starts_as_run_file};
 pub use run::{Progress, RunEnd};
 pub use settings::{Settings, timeout};
 
