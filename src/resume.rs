@@ -261,6 +261,24 @@ impl Resumption {
     pub fn remaining(&self) -> &[usize] {
         &self.remaining
     }
+
+    /// The plan of the jobs still to run (`plan` itself when none was
+    /// judged): its job `i` is job `remaining()[i]` of `plan`.
+    pub fn rest(&self, plan: &Arc<Plan>) -> Arc<Plan> {
+        if self.remaining.len() == plan.jobs.len() {
+            return Arc::clone(plan);
+        }
+        Arc::new(Plan {
+            tasks: plan.tasks.clone(),
+            jobs: self
+                .remaining
+                .iter()
+                .filter_map(|&i| plan.jobs.get(i).cloned())
+                .collect(),
+            problems: Vec::new(),
+            missing: Vec::new(),
+        })
+    }
 }
 
 /// Runs the jobs of `plan` that `resumption` has not judged, calling
@@ -275,6 +293,7 @@ pub fn run_blocking(
     settings: &RunSettings,
     mut on_event: impl FnMut(&EngineEvent, &Store, f64),
 ) -> Result<Completed, SandboxError> {
+    let rest = resumption.rest(plan);
     let Resumption {
         mut store,
         judged,
@@ -291,19 +310,6 @@ pub fn run_blocking(
             failure: None,
         });
     }
-    let rest = if remaining.len() == total {
-        Arc::clone(plan)
-    } else {
-        Arc::new(Plan {
-            tasks: plan.tasks.clone(),
-            jobs: remaining
-                .iter()
-                .filter_map(|&i| plan.jobs.get(i).cloned())
-                .collect(),
-            problems: Vec::new(),
-            missing: Vec::new(),
-        })
-    };
     let (tx, rx) = flume::unbounded();
     let started = Instant::now();
     let handle = engine::start(rest, python.clone(), settings.clone(), tx, Arc::new(|| {}))?;

@@ -20,7 +20,7 @@ use crate::workbench::{Target, Workbench};
 const DRAIN_BUDGET: Duration = Duration::from_millis(8);
 
 /// Longest wait before results that arrived are drawn.
-const RESULT_REPAINT: Duration = Duration::from_millis(50);
+pub(super) const RESULT_REPAINT: Duration = Duration::from_millis(50);
 
 /// Keyboard shortcuts, shown in tooltips.
 pub mod shortcut {
@@ -98,6 +98,8 @@ pub struct App {
     pub compare_view: CompareView,
     /// Path typed or pasted into the Open menu.
     pub path_input: String,
+    /// The offer to resume an interrupted run to a run file, while open.
+    pub resume_offer: Option<crate::workbench::ResumeOffer>,
     pub(super) commands: Vec<Command>,
     pub(super) dialogs: Dialogs,
     pub(super) screenshot: Option<Screenshot>,
@@ -137,6 +139,7 @@ impl App {
             show_calibration: false,
             compare_view: CompareView::default(),
             path_input: String::new(),
+            resume_offer: None,
             commands: Vec::new(),
             dialogs: Dialogs::new(),
             screenshot: launch.screenshot.map(Screenshot::new),
@@ -254,6 +257,11 @@ impl App {
             Command::DismissNotice => {
                 self.workbench.notices.pop();
             }
+            command @ (Command::RunToDialog
+            | Command::RunTo(_)
+            | Command::ResumeRun
+            | Command::StartOver
+            | Command::CloseResumeOffer) => self.apply_resume(ctx, command),
         }
     }
 
@@ -355,6 +363,7 @@ impl eframe::App for App {
         self.settings_ui(ui);
         self.calibration_ui(ui);
         self.compare_ui(ui);
+        self.resume_ui(ui);
         self.drop_overlay_ui(ui);
         let ctx = ui.ctx().clone();
         self.apply_commands(&ctx);

@@ -65,6 +65,17 @@ pub enum Command {
     Calibrate,
     /// Use the calibrated timeouts for the next run (or not).
     UseCalibration(bool),
+    /// Ask where the run file of a run goes (*Run to a run file…*).
+    RunToDialog,
+    /// Run, journalled beside this run file, and write it at the end; when
+    /// a journal of an interrupted run is there, offer to resume.
+    RunTo(PathBuf),
+    /// Resume the offered run from its journal.
+    ResumeRun,
+    /// Run the offered run from the beginning, replacing its journal.
+    StartOver,
+    /// Close the offer to resume, running nothing.
+    CloseResumeOffer,
 }
 
 /// File kinds a dialog opens.

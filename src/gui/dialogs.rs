@@ -102,6 +102,18 @@ impl Dialogs {
         })
     }
 
+    /// Shows a save dialog for the run file a run writes when it ends.
+    pub fn save_run_to(&self, ctx: &egui::Context) -> Result<(), String> {
+        self.spawn(ctx, move || {
+            let path = rfd::FileDialog::new()
+                .set_title("Run to a run file")
+                .set_file_name(Export::RunFile.default_name())
+                .add_filter("json", &["json"])
+                .save_file()?;
+            Some(Command::RunTo(path))
+        })
+    }
+
     /// Answers that came back since the last call.
     pub fn poll(&self) -> Vec<Command> {
         self.rx.try_iter().collect()

@@ -18,6 +18,7 @@ mod edit;
 mod failure;
 mod grid;
 mod problems;
+mod resume;
 mod screenshot;
 mod settings;
 mod state;

@@ -80,6 +80,16 @@ impl App {
                 self.push(Command::Calibrate);
                 ui.close();
             }
+            let why_not = self.workbench.cannot_run();
+            if ui
+                .add_enabled(why_not.is_none(), egui::Button::new("Run to a run file…"))
+                .on_hover_text("Run and write the run file when it ends, journalled as it goes: an interrupted run to the same file can be resumed")
+                .on_disabled_hover_text(why_not.unwrap_or_default())
+                .clicked()
+            {
+                self.push(Command::RunToDialog);
+                ui.close();
+            }
             if ui.button("Load the demo set").clicked() {
                 self.push(Command::LoadDemo);
                 ui.close();

@@ -22,6 +22,7 @@
 mod calibration;
 mod derived;
 mod edit;
+mod journal;
 mod loader;
 mod opening;
 mod record;
@@ -35,6 +36,7 @@ use std::time::Duration;
 pub use calibration::{APP_REPEAT, Calibrating};
 pub use derived::{Baseline, Derived};
 pub use edit::{Edit, EditState, Edits};
+pub use journal::ResumeOffer;
 pub use loader::{Opened, Python, Target};
 pub use opening::{Opening, OpeningError, kind_of, opening, starts_as_run_file};
 pub use run::{Progress, RunEnd};

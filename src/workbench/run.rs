@@ -4,8 +4,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Workbench;
+use super::journal::Journalled;
 use crate::engine::{self, EngineEvent, EngineHandle, RunSettings, Waker};
 use crate::recheck;
+use crate::resume::Resumption;
 use crate::sandbox::Interpreter;
 
 /// Where a candidate is in the run.
@@ -45,6 +47,8 @@ pub(super) struct ActiveRun {
     /// Rechecking: the candidate each of the engine's jobs rechecks, and how
     /// the run itself ended.
     rechecking: Option<(Vec<usize>, Duration, bool)>,
+    /// Written to a run file, with a journal beside it.
+    journalled: Option<Journalled>,
 }
 
 /// A run asked for while the interpreter was still being resolved.
@@ -58,7 +62,18 @@ impl Workbench {
     /// Asked while the interpreter is still being resolved, the run starts as
     /// soon as it is found.
     pub fn start(&mut self, settings: RunSettings, waker: Waker) {
-        if self.python.is_resolving() && self.run.is_none() {
+        self.start_from(settings, waker, None);
+    }
+
+    /// Starts a run, or goes on with one (`resumed`: the candidates judged
+    /// already, and the journal and run file it is written to).
+    pub(super) fn start_from(
+        &mut self,
+        settings: RunSettings,
+        waker: Waker,
+        resumed: Option<(Resumption, Journalled)>,
+    ) {
+        if self.python.is_resolving() && self.run.is_none() && resumed.is_none() {
             self.requested = Some(Requested { settings, waker });
             return;
         }
@@ -84,9 +99,22 @@ impl Workbench {
         }
         self.reset_results();
         self.last_run = None;
+        let mut journalled = None;
+        let mut jobs = plan;
+        if let Some((resumption, j)) = resumed {
+            jobs = resumption.rest(&jobs);
+            self.done = resumption.judged;
+            for (p, c) in self.progress.iter_mut().zip(&resumption.store.candidates) {
+                if c.result.is_some() {
+                    *p = Progress::Done;
+                }
+            }
+            self.store = resumption.store;
+            journalled = Some(j);
+        }
         let (tx, rx) = flume::unbounded();
         match engine::start(
-            plan,
+            jobs,
             python.clone(),
             settings.clone(),
             tx,
@@ -102,6 +130,7 @@ impl Workbench {
                     waker,
                     cancelled_by_user: false,
                     rechecking: None,
+                    journalled,
                 })
             }
             Err(e) => self.notify(format!("cannot start the run: {e}"), true),
@@ -164,12 +193,21 @@ impl Workbench {
         true
     }
 
+    /// The candidate the engine's job `job` is.
+    fn candidate_of(&self, job: usize) -> usize {
+        self.run
+            .as_ref()
+            .and_then(|r| r.journalled.as_ref())
+            .map_or(job, |j| j.jobs.get(job).copied().unwrap_or(usize::MAX))
+    }
+
     fn apply(&mut self, event: EngineEvent) {
         match event {
             EngineEvent::Started { job } => {
                 if self.run.as_ref().is_some_and(|r| r.rechecking.is_some()) {
                     return;
                 }
+                let job = self.candidate_of(job);
                 if let Some(p) = self.progress.get_mut(job) {
                     *p = Progress::Running;
                 }
@@ -182,12 +220,22 @@ impl Workbench {
                     }
                     return;
                 }
+                let job = self.candidate_of(job);
                 self.store.record(job, *result);
                 if let Some(p) = self.progress.get_mut(job) {
                     *p = Progress::Done;
                 }
                 self.done += 1;
                 self.revision += 1;
+                if let Some(run) = self.run.as_mut() {
+                    if let Some(j) = run.journalled.as_mut() {
+                        let at_s = j.earlier_s + run.started.elapsed().as_secs_f64();
+                        if let Err(e) = j.journal.append(&self.store, job, at_s) {
+                            run.journalled = None;
+                            self.notify(format!("the journal could not be written: {e}"), true);
+                        }
+                    }
+                }
             }
             EngineEvent::Progress { .. } => {}
             EngineEvent::Failed { message } => {
@@ -244,6 +292,9 @@ impl Workbench {
             Some((_, elapsed, cancelled)) => (*elapsed, *cancelled || run.cancelled_by_user),
             None => (elapsed, cancelled),
         };
+        // A resumed run's time is that of every session.
+        let earlier = run.journalled.as_ref().map_or(0.0, |j| j.earlier_s);
+        let elapsed = elapsed + Duration::from_secs_f64(earlier.max(0.0));
         for p in &mut self.progress {
             if *p == Progress::Running {
                 *p = Progress::Queued;
@@ -276,5 +327,8 @@ impl Workbench {
             settings: run.settings,
             python: run.python,
         });
+        if let Some(journalled) = run.journalled {
+            self.finish_journalled(journalled, cancelled);
+        }
     }
 }
