@@ -19,7 +19,8 @@
 //! - `open`: `execscope FILE...`, each file by its content, and the app's messages for
 //!   a file it cannot open (`open_gui`: the same in the app, and its screenshot).
 //! - `shard`: `run --shard I/N` and `merge` against the single run.
-//! - `resume`: `run --resume` after a kill at about half, refusals, a torn journal line.
+//! - `resume`: `run --resume` after a kill at about half, refusals, a torn journal line
+//!   (`resume_app`: the app's run to a run file and its offer to resume).
 //! - `integrity`: every route to a forged verdict against the judge, each flag, strict integrity.
 //! - `io_tests`: HumanEval+ tests that are inputs (tolerance, limits, find_zero, digests, reader).
 //! - `livecodebench`: LiveCodeBench and APPS/TACO tests graded as LiveCodeBench grades them
@@ -73,6 +74,7 @@ mod result_files;
 #[cfg(feature = "gui")]
 mod result_files_gui;
 mod resume;
+mod resume_app;
 mod shard;
 mod suites;
 #[cfg(feature = "gui")]
