@@ -13,8 +13,9 @@ use crate::util::tempdir;
 /// Candidates in [`write_inputs`]'s files.
 pub(crate) const CANDIDATES: usize = 40;
 
-/// Ten tasks of seven assertions, four samples each: passes, a score of
-/// 1/7 (which a JSON number may not read back exactly), syntax errors and
+/// Ten tasks of eleven assertions, four samples each: passes, a score of
+/// 1/11 (0.09090909090909091, which serde_json reads back one bit off,
+/// as it does 10% of the fractions p/q with q up to 1000), syntax errors and
 /// exceptions. Each candidate spends 0.1 s of CPU first, so a run on one
 /// worker takes a few seconds and can be killed in the middle.
 pub(crate) fn write_inputs(dir: &Path) -> (PathBuf, PathBuf) {
@@ -23,7 +24,7 @@ pub(crate) fn write_inputs(dir: &Path) -> (PathBuf, PathBuf) {
     let busy =
         "import time\nt = time.perf_counter()\nwhile time.perf_counter() - t < 0.1:\n    pass\n";
     for i in 0..10 {
-        let targets: Vec<String> = (0..7).map(|k| format!("f({k}) == {}", k * i)).collect();
+        let targets: Vec<String> = (0..11).map(|k| format!("f({k}) == {}", k * i)).collect();
         tasks += &serde_json::json!({
             "task_id": format!("t{i}"), "category": "code_exec", "prompt": "p",
             "targets": targets, "metric_name": "code_exec", "post_process": "none",
@@ -119,7 +120,22 @@ pub(crate) fn figures(json: &Path) -> serde_json::Value {
         "candidates": run["candidates"],
         "tasks": run["tasks"],
         "summary": run["summary"],
+        "scores": exact_scores(&std::fs::read_to_string(json).unwrap()),
     })
+}
+
+/// Every score and mean score as written (a JSON number read back may be a
+/// bit off, so two files' differing numbers could read back the same).
+fn exact_scores(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for key in ["\"score\":", "\"mean_score\":"] {
+        for (at, _) in text.match_indices(key) {
+            let rest = text[at + key.len()..].trim_start();
+            let end = rest.find([',', '}', '\n']).unwrap_or(rest.len());
+            out.push(rest[..end].trim().to_owned());
+        }
+    }
+    out
 }
 
 pub(crate) fn uninterrupted(dir: &Path, tasks: &Path, gens: &Path) -> serde_json::Value {
@@ -285,4 +301,51 @@ fn a_journal_of_the_older_layout_is_refused_with_a_reason() {
         "{stderr}"
     );
     assert!(journal.exists());
+}
+
+#[test]
+fn a_journal_holding_every_candidate_gives_back_the_same_results_without_running_any() {
+    use execscope::engine::{EngineEvent, RunSettings};
+    use execscope::report::InputRecord;
+    use execscope::resume::{self, Resumption};
+
+    let dir = tempdir();
+    let (tasks, gens) = write_inputs(dir.path());
+    let record = |path: &Path| InputRecord {
+        path: path.display().to_string(),
+        sha256: execscope::input::sha256_hex(&std::fs::read(path).unwrap()),
+    };
+    let (t, g) = (record(&tasks), record(&gens));
+    let tasks = execscope::spec::load_tasks(&tasks).unwrap();
+    let gens = execscope::generations::load_generations(&gens).unwrap();
+    let plan = std::sync::Arc::new(execscope::plan::Plan::build(&tasks, &gens));
+    let python = crate::util::python();
+    let settings = RunSettings {
+        workers: 4,
+        ..RunSettings::default()
+    };
+    let header = resume::header(&settings, python, t, g, None, None, plan.jobs.len());
+    let json = dir.path().join("run.json");
+    let mut journal = Journal::create(&json, &header).unwrap();
+    let fresh = Resumption::fresh(&plan);
+    let done = resume::run_blocking(&plan, fresh, python, &settings, |ev, store, at_s| {
+        if let EngineEvent::Finished { job, .. } = ev {
+            journal.append(store, *job, at_s).unwrap();
+        }
+    })
+    .unwrap();
+    drop(journal); // closed, not finished: as a host killed before its run file
+
+    let read = read_journal(&Journal::path_for(&json)).unwrap();
+    let resumption = Resumption::from_journal(&plan, &read, &header).unwrap();
+    assert_eq!(resumption.judged, CANDIDATES);
+    assert!(resumption.remaining().is_empty());
+    let again = resume::run_blocking(&plan, resumption, python, &settings, |ev, _, _| {
+        panic!("nothing should run: {ev:?}")
+    })
+    .unwrap();
+    // Every result to the last bit: outcomes, scores (1/11 among them),
+    // assertions, details, output, times.
+    assert_eq!(again.store, done.store);
+    assert!(again.elapsed.as_secs_f64() > 0.0);
 }
