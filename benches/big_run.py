@@ -4,7 +4,7 @@ repeated 122 times, samples renumbered), through the release binary. Prints
 wall time and peak RSS of `compare`, `merge` (two shards of it), `show`, and
 the app opening it and saving a screenshot (under Xvfb, where available).
 
-    python3 benches/big_run.py [--repeat 122] [--binary target/release/execscope]
+    python3 benches/big_run.py [--repeat 122] [--binary target/release/execscope] [--shot OUT.png]
 """
 import argparse
 import json
@@ -38,6 +38,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--repeat", type=int, default=122)
     p.add_argument("--binary", default=os.path.join(root, "target/release/execscope"))
+    p.add_argument("--shot", help="keep the app's screenshot here (to look at)")
     a = p.parse_args()
     with tempfile.TemporaryDirectory() as work:
         small = os.path.join(work, "small.json")
@@ -84,7 +85,7 @@ def main():
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             time.sleep(1.0)
             try:
-                shot = os.path.join(work, "shot.png")
+                shot = a.shot or os.path.join(work, "shot.png")
                 measure("app: open it, screenshot", [a.binary, big_path, "--screenshot", shot],
                         env=dict(os.environ, DISPLAY=display))
             finally:

@@ -155,6 +155,13 @@ impl RunFile {
         )
     }
 
+    /// The store of this run, its candidates moved out of it into the store
+    /// (so a big run is never held twice); the rest of the run file stays.
+    pub fn take_store(&mut self) -> Store {
+        let candidates = std::mem::take(&mut self.candidates);
+        store_of(&self.tasks, candidates.into_iter(), self.texts.clone())
+    }
+
     /// The store of this run, its candidates moved in.
     pub fn into_store(self) -> Store {
         store_of(&self.tasks, self.candidates.into_iter(), self.texts)

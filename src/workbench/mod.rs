@@ -279,9 +279,8 @@ impl Workbench {
             }
             Opened::Run(file) => {
                 let mut file = *file;
-                self.store = file.to_store();
+                self.store = file.take_store();
                 self.edits.clear();
-                file.candidates = Vec::new();
                 self.progress = vec![Progress::Done; self.store.candidates.len()];
                 self.done = self.store.candidates.len();
                 self.tasks = None;
