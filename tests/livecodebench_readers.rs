@@ -243,3 +243,30 @@ fn apps_taco_records_are_read_and_bad_ones_named() {
     assert_eq!(set.errors[0].field.as_deref(), Some("input_output"));
     assert_eq!(set.errors[0].rule, "json");
 }
+
+#[test]
+fn pickled_tests_unpack_within_one_budget_for_the_whole_file() {
+    // A red-team route: each record of a 3 MB file unpacked to 300 MB, so a
+    // few dozen records took the machine's memory. The whole file now shares
+    // one budget, 64 times its size and at least 1 GiB.
+    use execscope::spec::pickled;
+    assert_eq!(pickled::file_budget(1000), 1 << 30);
+    assert_eq!(pickled::file_budget(100 << 20), 6400 << 20);
+    let one = pickled::decode(PICKLED_ONE_TEST).unwrap();
+    // What one record took is what the next may no longer take.
+    let mut budget = 1 << 20;
+    assert_eq!(
+        pickled::decode_within(PICKLED_ONE_TEST, &mut budget).unwrap(),
+        one
+    );
+    let used = (1 << 20) - budget;
+    assert!(used > one.len() as u64, "{used}");
+    let mut budget = used - 1;
+    let e = pickled::decode_within(PICKLED_ONE_TEST, &mut budget).unwrap_err();
+    assert!(e.contains("in all"), "{e}");
+    assert_eq!(budget, used - 1);
+    let mut budget = 5;
+    let e = pickled::decode_within(PICKLED_ONE_TEST, &mut budget).unwrap_err();
+    assert!(e.contains("in all"), "{e}");
+    assert_eq!(budget, 5);
+}

@@ -22,8 +22,9 @@ const SHOWN_MAX: usize = 200;
 
 pub(super) fn read(path: &Path, text: &str, set: &mut TaskSet) {
     let mut seen = HashMap::new();
+    let mut budget = super::pickled::file_budget(text.len());
     for (line, raw) in input::jsonl_lines(text) {
-        match record(path, line, raw, &mut seen) {
+        match record(path, line, raw, &mut seen, &mut budget) {
             Ok(task) => set.tasks.push(task),
             Err(e) => set.errors.push(e),
         }
@@ -42,6 +43,7 @@ fn record(
     line: usize,
     raw: &str,
     seen: &mut HashMap<String, usize>,
+    budget: &mut u64,
 ) -> Result<Task, InputError> {
     let err = |field: &str, rule: &str, message: String| {
         InputError::at(path, line, Some(field), rule, message)
@@ -70,7 +72,7 @@ fn record(
     let private = if serde_json::from_str::<Value>(&private_text).is_ok() {
         private_text
     } else {
-        super::pickled::decode(private_text.trim()).map_err(|why| {
+        super::pickled::decode_within(private_text.trim(), budget).map_err(|why| {
             err(
                 "private_test_cases",
                 "format",

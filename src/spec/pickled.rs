@@ -11,13 +11,29 @@ use std::io::Read;
 /// private tests are tens of megabytes).
 pub const MAX_PICKLE_BYTES: u64 = 512 << 20;
 
+/// What the private tests of one file may decompress to in all: 64 times
+/// the file's size, and at least 1 GiB. A file of a few megabytes whose
+/// records each unpack to hundreds (a compression bomb) is refused before
+/// it takes the machine's memory; a real file's tests stay far below.
+pub fn file_budget(file_bytes: usize) -> u64 {
+    (file_bytes as u64).saturating_mul(64).max(1 << 30)
+}
+
 /// The JSON text inside `text` (base64 of zlib of a pickled `str`), or why
 /// it is not one.
 pub fn decode(text: &str) -> Result<String, String> {
+    let mut budget = MAX_PICKLE_BYTES;
+    decode_within(text, &mut budget)
+}
+
+/// [`decode`], the pickle taken out of `budget`: what is left of the file's
+/// [`file_budget`] (and never more than [`MAX_PICKLE_BYTES`] for one).
+pub fn decode_within(text: &str, budget: &mut u64) -> Result<String, String> {
     let compressed = base64(text)?;
+    let limit = MAX_PICKLE_BYTES.min(*budget);
     let mut pickle = Vec::new();
     flate2::read::ZlibDecoder::new(compressed.as_slice())
-        .take(MAX_PICKLE_BYTES + 1)
+        .take(limit + 1)
         .read_to_end(&mut pickle)
         .map_err(|e| format!("not zlib data after base64: {e}"))?;
     if pickle.len() as u64 > MAX_PICKLE_BYTES {
@@ -26,6 +42,13 @@ pub fn decode(text: &str) -> Result<String, String> {
             MAX_PICKLE_BYTES >> 20
         ));
     }
+    if pickle.len() as u64 > limit {
+        return Err(format!(
+            "the file's pickled tests unpack to more than {} MiB in all (64 times the file's size, at least 1 GiB)",
+            (*budget + 1) >> 20
+        ));
+    }
+    *budget -= pickle.len() as u64;
     read_pickle(&pickle)
 }
 
