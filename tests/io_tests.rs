@@ -43,6 +43,17 @@ fn record(
 /// Runs each completion of `completions` on task `line` (one task file),
 /// the results in order.
 fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult> {
+    judge_with(
+        line,
+        completions,
+        RunSettings {
+            strict_integrity: strict,
+            ..RunSettings::default()
+        },
+    )
+}
+
+fn judge_with(line: &str, completions: &[&str], settings: RunSettings) -> Vec<CandidateResult> {
     let dir = util::tempdir();
     let path = dir.path().join("plus.jsonl");
     std::fs::write(&path, format!("{line}\n")).unwrap();
@@ -57,10 +68,6 @@ fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult>
     let gens =
         generations::parse_generations(&dir.path().join("g.jsonl"), gens.into_bytes()).unwrap();
     let plan = Arc::new(Plan::build(&tasks, &gens));
-    let settings = RunSettings {
-        strict_integrity: strict,
-        ..RunSettings::default()
-    };
     let done = engine::run_blocking(&plan, util::python(), &settings, |_, _| {}).unwrap();
     done.store
         .candidates
@@ -186,26 +193,67 @@ fn find_zero_passes_any_root_within_atol() {
 }
 
 #[test]
-fn an_output_that_only_says_it_is_equal_is_flagged_and_fails_strict_integrity() {
+fn find_zero_is_checked_on_the_list_as_given_not_as_the_candidate_left_it() {
+    // A red-team route: emptying or zeroing `xs` made any answer a root of
+    // the changed polynomial (evalplus 0.3.1 checks the list after the call).
+    let line = record(
+        "T/32",
+        "def find_zero(xs):\n",
+        "find_zero",
+        "    return 1.0\n",
+        "[[[-6, 11, -6, 1]]]",
+        "[[[-6, 11, -6, 1]]]",
+        "0.0001",
+    );
+    let zeroed = "    xs[:] = [0] * len(xs)\n    return 0.0\n";
+    let emptied = "    xs.clear()\n    return 12345.0\n";
+    let root_then_cleared = "    r = 3.0\n    xs.clear()\n    return r\n";
+    for fast_start in [false, true] {
+        let settings = RunSettings {
+            fast_start,
+            ..RunSettings::default()
+        };
+        let r = judge_with(&line, &[zeroed, emptied, root_then_cleared], settings);
+        assert_eq!(r[0].outcome, Outcome::AssertionFail, "{}", r[0].detail);
+        assert_eq!(r[1].outcome, Outcome::AssertionFail, "{}", r[1].detail);
+        assert_eq!(r[2].outcome, Outcome::Pass, "{}", r[2].detail);
+    }
+}
+
+#[test]
+fn an_output_of_the_programs_own_is_never_compared_so_never_sees_the_expected_output() {
+    // A red-team route: a returned object's `__eq__` was handed the expected
+    // output (as evalplus hands it), and passed it on to another candidate
+    // running beside it. Now such an output fails without being compared,
+    // in a list too, and what it would have seen never reaches its process.
     let line = record(
         "T/3",
         "def f(x):\n",
         "f",
-        "    return [x]\n",
+        "    return [x * 7919 + 13]\n",
         "[[1]]",
         "[[2]]",
         "0",
     );
-    let liar = "    class Yes:\n        def __eq__(self, other):\n            return True\n    return Yes()\n";
-    let r = judge(&line, &[liar], false);
-    assert!(
-        r[0].flags.contains(&"always-equal".to_string()),
-        "{:?} {}",
-        r[0].flags,
-        r[0].detail
-    );
-    let strict = judge(&line, &[liar], true);
-    assert_ne!(strict[0].outcome, Outcome::Pass);
+    let spy = "    class Yes:\n        def __eq__(self, other):\n            print('SAW', other)\n            return True\n        __ne__ = __lt__ = __gt__ = __le__ = __ge__ = __eq__\n";
+    let alone = format!("{spy}    return Yes()\n");
+    let in_list = format!("{spy}    return [Yes()]\n");
+    for fast_start in [false, true] {
+        for strict_integrity in [false, true] {
+            let settings = RunSettings {
+                fast_start,
+                strict_integrity,
+                ..RunSettings::default()
+            };
+            let r = judge_with(&line, &[&alone, &in_list], settings);
+            for r in &r {
+                assert_eq!(r.outcome, Outcome::AssertionFail, "{}", r.detail);
+                assert!(!r.stdout.contains("SAW"), "{}", r.stdout);
+                assert!(!r.stdout.contains("7932"), "{}", r.stdout);
+                assert!(r.detail.contains("expected [7932]"), "{}", r.detail);
+            }
+        }
+    }
 }
 
 #[test]

@@ -16,7 +16,14 @@
 #     number in them is within numpy.allclose(rtol=1e-7, atol); the task's
 #     `atol` becomes 1e-6 from the first expected float on, for the rest of
 #     its group;
-#   - `find_zero` (HumanEval/32) passes when |poly(xs, out)| <= atol;
+#   - an output that is or holds one of the program's own objects (a handle:
+#     an instance of its class, a generator, a subclass of a builtin type)
+#     fails without being compared: comparing it would send the expected
+#     output to the candidate process (evalplus compares it, so such an
+#     object could say it is equal);
+#   - `find_zero` (HumanEval/32) passes when |poly(xs, out)| <= atol, xs as
+#     given (evalplus uses the list after the call, which the candidate may
+#     have changed: here a copy made before it);
 #   - the first failing test of a group ends the group; a failing base group
 #     ends the run, since neither verdict can pass any more.
 #
@@ -178,11 +185,17 @@ def _judge_io(io, namespace, record):
                 _record("step", name + " skip")
                 continue
             limit = None if record else limits[i]
+            # find_zero's oracle evaluates the polynomial on the judge's own
+            # copy of xs: a candidate that empties or zeroes the list it was
+            # handed does not pass (evalplus 0.3.1 checks the changed list).
+            oracle_args = args
+            if entry_point == "find_zero":
+                oracle_args = [list(a) if _type(a) is list else a for a in args]
             result = _io_step(name, namespace, entry_point, args, limit, got, times)
             if result == "ok" and record:
                 result = _io_keep(name, got)
             elif result == "ok":
-                result = _io_compare(name, entry_point, args, got[-1], outputs[i], tolerance)
+                result = _io_compare(name, entry_point, oracle_args, got[-1], outputs[i], tolerance)
             _record("step", name + " " + result)
             if result != "ok":
                 failed = True
@@ -263,7 +276,11 @@ def _io_compare(name, entry_point, args, out, exp, tolerance):
     """Whether `out` passes against the reference's `exp` (evalplus's rules,
     above). Records why not."""
     try:
-        if entry_point == "find_zero":
+        if _holds_candidate_object(out):
+            # Never compared: comparing would hand the expected output to
+            # the candidate's object (and through it to other candidates).
+            same = False
+        elif entry_point == "find_zero":
             same = abs(_poly(args[0], out)) <= tolerance[0]
         else:
             same = _io_same(out, exp, tolerance)
@@ -287,6 +304,23 @@ def _io_compare(name, entry_point, args, out, exp, tolerance):
         failure["difference"] = difference
     _record_io_failure(name, failure)
     return "fail"
+
+
+def _holds_candidate_object(value):
+    """Whether `value` is or holds an object that stays in the candidate
+    process (a handle or a proxy): such an output is a wrong answer."""
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        t = _type(v)
+        if t is _Handle or t is _Proxy:
+            return True
+        if t in (list, tuple, set, frozenset):
+            todo.extend(v)
+        elif t is dict:
+            todo.extend(v.keys())
+            todo.extend(v.values())
+    return False
 
 
 def _record_io_failure(name, failure):
