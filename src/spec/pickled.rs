@@ -44,8 +44,9 @@ pub fn decode_within(text: &str, budget: &mut u64) -> Result<String, String> {
     }
     if pickle.len() as u64 > limit {
         return Err(format!(
-            "the file's pickled tests unpack to more than {} MiB in all (64 times the file's size, at least 1 GiB)",
-            (*budget + 1) >> 20
+            "the file's pickled tests unpack to more than it may hold in all (64 times \
+             its size, at least 1 GiB); {} MiB were left for this record's",
+            *budget >> 20
         ));
     }
     *budget -= pickle.len() as u64;
