@@ -215,3 +215,35 @@ fn bad_bigcodebench_records_are_named_by_line_and_field() {
         assert!(e.contains("bad.jsonl"), "{e}");
     }
 }
+
+#[test]
+fn show_says_a_suites_verdict_is_the_candidates_own_word() {
+    // A red-team route: a suite's verdict forged in the candidate's process
+    // (it replaced assertEqual) was marked in the run file but not where a
+    // user reads one candidate.
+    let dir = util::tempdir();
+    let tasks = dir.path().join("bcb.jsonl");
+    let gens = dir.path().join("g.jsonl");
+    let run = dir.path().join("run.json");
+    std::fs::write(&tasks, format!("{}\n", record("T/1", ADDS, "['os']"))).unwrap();
+    let forged = "import os, unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\ndef task_func(a, b):\n    return 42\n";
+    std::fs::write(
+        &gens,
+        format!("{}\n", json!({"task_id": "T/1", "solution": forged})),
+    )
+    .unwrap();
+    let bin = || assert_cmd::Command::cargo_bin("execscope").unwrap();
+    bin()
+        .args(["run", "-q", "--tasks"])
+        .arg(&tasks)
+        .arg("--generations")
+        .arg(&gens)
+        .arg("--json")
+        .arg(&run)
+        .assert()
+        .success();
+    let out = bin().arg("show").arg(&run).arg("T/1").assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains("T/1 sample 0: pass"), "{text}");
+    assert!(text.contains("integrity: in-process"), "{text}");
+}

@@ -71,6 +71,12 @@ fn write_row(out: &mut impl Write, row: &CandidateRow, counted: bool) -> std::io
     if let Some(base) = row.base {
         writeln!(out, "  base tests: {}", base.outcome.as_str())?;
     }
+    if row.integrity == Some(execscope::sandbox::Integrity::InProcess) {
+        writeln!(
+            out,
+            "  integrity: in-process (its unittest suite ran in the candidate's own process, which could have forged this verdict)"
+        )?;
+    }
     if row.outcome == Outcome::Pass {
         return Ok(());
     }

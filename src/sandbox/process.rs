@@ -16,10 +16,13 @@ use crate::plan::Program;
 /// The interpreter flags every candidate (and every fork server) starts with.
 pub(super) const PYTHON_FLAGS: [&str; 3] = ["-s", "-S", "-B"];
 
-/// What a fresh interpreter runs when the harness comes compiled: it reads an
-/// 8-digit length and that many bytes of marshalled code from stdin (exactly,
-/// leaving the payload behind them unread) and runs them as `__main__`.
-const BOOT: &str = "import posix, marshal
+/// A boot: reads an 8-digit length and that many bytes from stdin (exactly,
+/// leaving the payload behind them unread) and runs them as `__main__` by
+/// the last line given.
+macro_rules! boot {
+    ($run:literal) => {
+        concat!(
+            "import posix, marshal
 def _boot_read(n):
     d = b''
     while len(d) < n:
@@ -28,8 +31,22 @@ def _boot_read(n):
             raise SystemExit('execscope: the harness code was cut short')
         d += c
     return d
-exec(marshal.loads(_boot_read(int(_boot_read(8)))))
-";
+",
+            $run,
+            "\n"
+        )
+    };
+}
+
+/// What a fresh interpreter runs when the harness comes compiled: the
+/// bytes are marshalled code.
+const BOOT: &str = boot!("exec(marshal.loads(_boot_read(int(_boot_read(8)))))");
+
+/// The same for an interpreter whose harness is not compiled: the bytes are
+/// the harness's source (as `-c` it would pass the kernel's 128 KiB limit on
+/// one argument), compiled as `-c` would compile it.
+const BOOT_SOURCE: &str =
+    boot!("exec(compile(_boot_read(int(_boot_read(8))).decode('utf-8'), '<string>', 'exec'))");
 
 /// Digits of the harness code's length in front of the payload.
 const BOOT_LENGTH_DIGITS: usize = 8;
@@ -52,21 +69,22 @@ impl Harness {
     }
 }
 
-/// The `-c` program a fresh interpreter starts with: the boot when the harness
-/// comes compiled (see [`child_input`]), its source otherwise.
+/// The `-c` program a fresh interpreter starts with: a boot that reads the
+/// harness from stdin ([`child_input`]), compiled or as source.
 pub(super) fn harness_program(python: &Interpreter, which: Harness) -> &'static str {
     match which.parts(python) {
-        (source, []) => source,
+        (_, []) => BOOT_SOURCE,
         _ => BOOT,
     }
 }
 
-/// The child's stdin: the compiled harness (when there is one), then the payload.
+/// The child's stdin: the harness (compiled where it can be, its source
+/// otherwise), then the payload.
 pub(super) fn child_input(python: &Interpreter, which: Harness, payload: Vec<u8>) -> Vec<u8> {
-    let (_, code) = which.parts(python);
-    if code.is_empty() {
-        return payload;
-    }
+    let code = match which.parts(python) {
+        (source, []) => source.as_bytes(),
+        (_, code) => code,
+    };
     let mut input = Vec::with_capacity(BOOT_LENGTH_DIGITS + code.len() + payload.len());
     input.extend_from_slice(
         format!("{:0width$}", code.len(), width = BOOT_LENGTH_DIGITS).as_bytes(),
