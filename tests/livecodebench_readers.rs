@@ -270,3 +270,57 @@ fn pickled_tests_unpack_within_one_budget_for_the_whole_file() {
     assert!(e.contains("in all"), "{e}");
     assert_eq!(budget, 5);
 }
+
+#[test]
+fn tests_the_judges_python_cannot_read_are_refused_by_field() {
+    // Red-team routes: a 6000-digit integer or lists nested 5000 deep in a
+    // call's test made the judge end without a verdict, charged to the
+    // candidate. They are the task file's fault, named at reading.
+    let big = "9".repeat(6000);
+    let deep = format!("{}1{}", "[".repeat(600), "]".repeat(600));
+    for (inputs, outputs, field, says) in [
+        (
+            format!("[[{big}]]"),
+            "[1]".to_string(),
+            "input_output.inputs[0]",
+            "digits",
+        ),
+        (
+            "[[1]]".to_string(),
+            format!("[{big}]"),
+            "input_output.outputs[0]",
+            "digits",
+        ),
+        (
+            format!("[[{deep}]]"),
+            "[1]".to_string(),
+            "input_output.inputs[0]",
+            "nested",
+        ),
+    ] {
+        let io = format!("{{\"fn_name\": \"f\", \"inputs\": {inputs}, \"outputs\": {outputs}}}");
+        let line = json!({"problem_id": 2, "question": "q", "solutions": "[]", "input_output": io})
+            .to_string();
+        let good = apps(
+            Some(1),
+            json!({"fn_name": "f", "inputs": [[1]], "outputs": [2]}),
+        );
+        let (set, _, _dir) = read(&[good, line]);
+        assert_eq!(set.errors.len(), 1, "{field} {says}");
+        let e = &set.errors[0];
+        assert_eq!(e.field.as_deref(), Some(field), "{}", e.message);
+        assert!(e.message.contains(says), "{}", e.message);
+    }
+    // A digit string inside a JSON string is text, not a number: read.
+    let text = apps(
+        Some(3),
+        json!({"fn_name": "f", "inputs": [[big.clone()]], "outputs": ["x"]}),
+    );
+    assert!(read(&[text]).0.errors.is_empty());
+    // LiveCodeBench functional tests: the same rule.
+    let e = error_of(record(json!({
+        "metadata": "{\"func_name\": \"f\"}",
+        "public_test_cases": json!([{"input": "1", "output": big, "testtype": "functional"}]).to_string(),
+    })));
+    assert!(e.message.contains("digits"), "{}", e.message);
+}

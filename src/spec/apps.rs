@@ -117,6 +117,10 @@ fn record(
                         "expected a list of arguments".into(),
                     )
                 })?;
+                for (what, json) in [("inputs", input.get()), ("outputs", output.get())] {
+                    stdio_tests::python_can_read(json)
+                        .map_err(|why| err(&place(what), "format", why))?;
+                }
                 let call: Vec<&str> = args.iter().map(|a| a.get()).collect();
                 let test = format!(
                     "{{\"args\": {}, \"expected\": {}}}",

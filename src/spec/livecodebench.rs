@@ -246,8 +246,10 @@ fn check_call(input: &str, output: &str) -> Result<(), String> {
     for (i, arg) in input.split('\n').enumerate() {
         serde_json::from_str::<serde::de::IgnoredAny>(arg)
             .map_err(|e| format!("line {} of the input is not JSON: {e}", i + 1))?;
+        stdio_tests::python_can_read(arg)
+            .map_err(|why| format!("line {} of the input: {why}", i + 1))?;
     }
     serde_json::from_str::<serde::de::IgnoredAny>(output)
         .map_err(|e| format!("the output is not JSON: {e}"))?;
-    Ok(())
+    stdio_tests::python_can_read(output).map_err(|why| format!("the output: {why}"))
 }

@@ -109,3 +109,50 @@ mod tests {
         assert_eq!(shown("abcdef", 4), "ab … ef");
     }
 }
+
+/// Most nested lists and objects in a test's JSON: the judge reads it with
+/// Python's `json`, which recurses once per level.
+const MAX_DEPTH: usize = 500;
+
+/// Most digits of an integer in a test's JSON: Python refuses to read more
+/// (`sys.get_int_max_str_digits()`, 4300 by default).
+const MAX_DIGITS: usize = 4300;
+
+/// Whether the judge's Python can read the JSON text `json` (already checked
+/// to be JSON): not nested past [`MAX_DEPTH`], no integer past [`MAX_DIGITS`]
+/// digits. Refused here, such a test is the task file's fault, named by its
+/// field, rather than a judge that ends without a verdict.
+pub(super) fn python_can_read(json: &str) -> Result<(), String> {
+    let (mut depth, mut digits, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in json.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        digits = if b.is_ascii_digit() { digits + 1 } else { 0 };
+        if digits > MAX_DIGITS {
+            return Err(format!(
+                "a number of more than {MAX_DIGITS} digits, which Python's json does not read"
+            ));
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!(
+                        "nested more than {MAX_DEPTH} deep, which the judge does not read"
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
