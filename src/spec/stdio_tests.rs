@@ -87,29 +87,6 @@ pub fn shown(text: &str, max: usize) -> String {
     format!("{head} … {tail}")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_spec_and_the_timeout_follow_livecodebench() {
-        let t = StdioTests {
-            mode: Mode::Call,
-            func_name: Some("f\"".into()),
-            apps: false,
-            tests: "[]".into(),
-            count: 3,
-            test_timeout_s: 6.0,
-        };
-        assert_eq!(
-            t.spec(),
-            r#"{"mode": "call", "func_name": "f\"", "apps": false, "timeout": 6, "tests": []}"#
-        );
-        assert_eq!(t.timeout(), Duration::from_secs(26));
-        assert_eq!(shown("abcdef", 4), "ab … ef");
-    }
-}
-
 /// Most nested lists and objects in a test's JSON: the judge reads it with
 /// Python's `json`, which recurses once per level.
 const MAX_DEPTH: usize = 500;
@@ -155,4 +132,27 @@ pub(super) fn python_can_read(json: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spec_and_the_timeout_follow_livecodebench() {
+        let t = StdioTests {
+            mode: Mode::Call,
+            func_name: Some("f\"".into()),
+            apps: false,
+            tests: "[]".into(),
+            count: 3,
+            test_timeout_s: 6.0,
+        };
+        assert_eq!(
+            t.spec(),
+            r#"{"mode": "call", "func_name": "f\"", "apps": false, "timeout": 6, "tests": []}"#
+        );
+        assert_eq!(t.timeout(), Duration::from_secs(26));
+        assert_eq!(shown("abcdef", 4), "ab … ef");
+    }
 }
