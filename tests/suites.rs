@@ -217,10 +217,10 @@ fn bad_bigcodebench_records_are_named_by_line_and_field() {
 }
 
 #[test]
-fn show_says_a_suites_verdict_is_the_candidates_own_word() {
+fn show_and_the_markdown_say_a_suites_verdict_is_the_candidates_own_word() {
     // A red-team route: a suite's verdict forged in the candidate's process
     // (it replaced assertEqual) was marked in the run file but not where a
-    // user reads one candidate.
+    // user reads one candidate or a report.
     let dir = util::tempdir();
     let tasks = dir.path().join("bcb.jsonl");
     let gens = dir.path().join("g.jsonl");
@@ -240,8 +240,15 @@ fn show_says_a_suites_verdict_is_the_candidates_own_word() {
         .arg(&gens)
         .arg("--json")
         .arg(&run)
+        .arg("--markdown")
+        .arg(dir.path().join("summary.md"))
         .assert()
         .success();
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(
+        md.contains("1 verdict was decided in the candidate's own process"),
+        "{md}"
+    );
     let out = bin().arg("show").arg(&run).arg("T/1").assert().success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(text.contains("T/1 sample 0: pass"), "{text}");

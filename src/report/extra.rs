@@ -94,6 +94,24 @@ pub fn markdown_summary(store: &Store, ks: &[usize], title: &str) -> String {
     if let Some(line) = crate::store::edited_line(store.edited()) {
         let _ = writeln!(md, "\n**Warning:** {line}.");
     }
+    let in_process = store
+        .candidates
+        .iter()
+        .filter(|c| {
+            c.result.as_ref().and_then(|r| r.integrity)
+                == Some(crate::sandbox::Integrity::InProcess)
+        })
+        .count();
+    if in_process > 0 {
+        let _ = writeln!(
+            md,
+            "\n**Note:** {in_process} verdict{} decided in the candidate's own process \
+             (unittest suites that patch the program's modules): the candidate could have \
+             forged {} (`integrity: in-process` in the run file).",
+            if in_process == 1 { " was" } else { "s were" },
+            if in_process == 1 { "it" } else { "them" },
+        );
+    }
     md.push_str(&causes_section(store));
     md.push_str("\n| task | n | c | mean score |");
     for k in ks {
