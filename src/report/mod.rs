@@ -83,6 +83,19 @@ impl ExportError {
 /// Writes `bytes` to `path` atomically (a temporary file beside it, then rename),
 /// so a crash never leaves half a report.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    write_atomic_with(path, |out| {
+        std::io::Write::write_all(out, bytes).map_err(|source| ExportError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// [`write_atomic`] of what `write` writes to a buffered temporary file.
+pub(crate) fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<tempfile::NamedTempFile>) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
     let err = |source| ExportError::Write {
         path: path.to_path_buf(),
         source,
@@ -91,8 +104,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(err)?;
+    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
+    write(&mut out)?;
+    let tmp = out.into_inner().map_err(|e| err(e.into_error()))?;
     tmp.persist(path).map_err(|e| err(e.error))?;
     Ok(())
 }

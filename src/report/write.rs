@@ -77,19 +77,11 @@ impl Serialize for Whole<'_> {
 /// Writes `run` to `path` atomically (a temporary file renamed), as pretty
 /// JSON streamed to the disk.
 pub(super) fn save(run: &RunFile, path: &Path) -> Result<(), ExportError> {
-    let err = |source| ExportError::Write {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
-    serde_json::to_writer_pretty(&mut out, run).map_err(ExportError::encode)?;
-    out.write_all(b"\n").map_err(err)?;
-    let tmp = out.into_inner().map_err(|e| err(e.into_error()))?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    super::write_atomic_with(path, |out| {
+        serde_json::to_writer_pretty(&mut *out, run).map_err(ExportError::encode)?;
+        out.write_all(b"\n").map_err(|source| ExportError::Write {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
 }

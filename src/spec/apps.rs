@@ -9,15 +9,13 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::stdio_tests::{self, Mode, StdioTests};
-use super::{ProgramStyle, Task, TaskSet};
+use super::{Task, TaskSet};
 use crate::input::{self, InputError};
-use crate::postprocess::PostProcess;
 
 /// Most characters of one test's text as shown.
 const SHOWN_MAX: usize = 200;
@@ -162,31 +160,17 @@ fn record(
     let reference = solution(&obj);
     super::check_unique(path, line, &id, seen)?;
     let count = tests.len();
-    let prompt = if starter.is_empty() {
-        question
-    } else {
-        format!("{question}\n\n{starter}")
+    let stdio = StdioTests {
+        mode,
+        func_name,
+        apps: true,
+        tests: format!("[{}]", tests.join(", ")),
+        count,
+        test_timeout_s: stdio_tests::TEST_TIMEOUT_S,
     };
-    Ok(Task {
-        id,
-        prompt,
-        style: ProgramStyle::Whole,
-        setup: String::new(),
-        assertions,
-        post_process: PostProcess::ExtractCodeBlock,
-        timeout_s: None,
-        reference,
-        io: None,
-        suite: None,
-        stdio: Some(Arc::new(StdioTests {
-            mode,
-            func_name,
-            apps: true,
-            tests: format!("[{}]", tests.join(", ")),
-            count,
-            test_timeout_s: stdio_tests::TEST_TIMEOUT_S,
-        })),
-    })
+    Ok(stdio_tests::task(
+        id, question, &starter, assertions, reference, stdio,
+    ))
 }
 
 /// A string, or a list of strings joined by newlines (as LiveCodeBench's

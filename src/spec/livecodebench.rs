@@ -8,14 +8,12 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::stdio_tests::{self, Mode, StdioTests};
-use super::{ProgramStyle, Task, TaskSet};
+use super::{Task, TaskSet};
 use crate::input::{self, InputError};
-use crate::postprocess::PostProcess;
 
 /// Most characters of one test's text as shown.
 const SHOWN_MAX: usize = 200;
@@ -125,31 +123,17 @@ fn record(
     }
     super::check_unique(path, line, &id, seen)?;
     let count = tests.len();
-    let prompt = if starter.is_empty() {
-        content
-    } else {
-        format!("{content}\n\n{starter}")
+    let stdio = StdioTests {
+        mode,
+        func_name,
+        apps: false,
+        tests: Value::Array(tests).to_string(),
+        count,
+        test_timeout_s: stdio_tests::TEST_TIMEOUT_S,
     };
-    Ok(Task {
-        id,
-        prompt,
-        style: ProgramStyle::Whole,
-        setup: String::new(),
-        assertions,
-        post_process: PostProcess::ExtractCodeBlock,
-        timeout_s: None,
-        reference: None,
-        io: None,
-        suite: None,
-        stdio: Some(Arc::new(StdioTests {
-            mode,
-            func_name,
-            apps: false,
-            tests: Value::Array(tests).to_string(),
-            count,
-            test_timeout_s: stdio_tests::TEST_TIMEOUT_S,
-        })),
-    })
+    Ok(stdio_tests::task(
+        id, content, &starter, assertions, None, stdio,
+    ))
 }
 
 /// `metadata` (a JSON string of an object, or an object) and its

@@ -75,6 +75,37 @@ impl StdioTests {
     }
 }
 
+/// The task of a problem whose statement is `question` (its starter code
+/// after it, where there is one) and whose tests are `stdio`: the whole
+/// program is the generation's first code block, as LiveCodeBench extracts.
+pub(super) fn task(
+    id: String,
+    question: String,
+    starter: &str,
+    assertions: Vec<String>,
+    reference: Option<String>,
+    stdio: StdioTests,
+) -> super::Task {
+    let prompt = if starter.is_empty() {
+        question
+    } else {
+        format!("{question}\n\n{starter}")
+    };
+    super::Task {
+        id,
+        prompt,
+        style: super::ProgramStyle::Whole,
+        setup: String::new(),
+        assertions,
+        post_process: crate::postprocess::PostProcess::ExtractCodeBlock,
+        timeout_s: None,
+        reference,
+        io: None,
+        suite: None,
+        stdio: Some(std::sync::Arc::new(stdio)),
+    }
+}
+
 /// `text` cut to `max` characters, its middle left out.
 pub fn shown(text: &str, max: usize) -> String {
     let count = text.chars().count();
