@@ -79,7 +79,7 @@ def harness_globals():
     found = []
     def look(f):
         g = getattr(f, '__globals__', None)
-        if isinstance(g, dict) and '_answer' in g and all(g is not x for x in found):
+        if isinstance(g, dict) and '_serve_request' in g and all(g is not x for x in found):
             found.append(g)
     stack, seen = [object], set()
     while stack:
@@ -102,8 +102,8 @@ fn the_harness_globals_of_the_candidate_process_forge_nothing() {
     refused(&format!(
         "{HARNESS_GLOBALS}
 for g in harness_globals():
-    g['_answer'] = lambda request: ['ok', True, []]
-    g['_result_tree'] = lambda value: 3
+    g['_serve_request'] = lambda kind, body, g=g: g['_message']('ok', True, False)
+    g['_snapshot'] = lambda value: 3
     g['_send'](['ready'])
 def add(a, b):
     return 0
@@ -117,7 +117,7 @@ fn replacing_the_code_of_every_harness_function_forges_nothing() {
         "{HARNESS_GLOBALS}
 for g in harness_globals():
     for name, f in list(g.items()):
-        if callable(f) and hasattr(f, '__code__') and name.startswith('_to'):
+        if callable(f) and hasattr(f, '__code__') and name.startswith(('_to', '_serve', '_message')):
             f.__code__ = (lambda *a, **k: 3).__code__
 def add(a, b):
     return 0

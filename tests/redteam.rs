@@ -48,21 +48,23 @@ fn no_unearned_pass(program: &Program) {
     }
 }
 
-/// A program that patches its harness to add `extra` (Python) to the
-/// bindings it sends the judge.
+/// A program that patches its harness to add `extra` (Python: a list of
+/// bindings, each `T('t', (name, claim, value))`, with `P(name)` for a name
+/// of the program's) to the bindings it sends the judge.
 fn patched_bindings(body: &str, extra: &str) -> String {
     format!(
         "def add(a, b):
 {body}
 import builtins
 G = type(builtins.exit).__call__.__globals__
-orig = G['_answer']
-def evil(req):
-    r = orig(req)
-    if req[0] == 'names':
-        r[1].extend({extra})
-    return r
-G['_answer'] = evil
+T, P = G['_Transient'], G['_Program']
+def evil(names):
+    space = G['_namespace']
+    items = tuple(G['_binding'](n, space[n]) for n in names if n in space)
+    for n in names:
+        G['_watched'][n] = space.get(n, G['_MISSING'])
+    return G['_message']('ok', items + tuple({extra}), True)
+G['_names_answer'] = evil
 "
     )
 }
@@ -73,7 +75,7 @@ fn a_program_cannot_hand_the_tests_builtins_of_its_own() {
     // import of the test would have been the candidate's.
     let code = patched_bindings(
         "    return 0",
-        "[['__builtins__', ['d', 'abs', ['p', 'fake_abs'], '__import__', ['p', 'fake_import']]]]",
+        "[T('t', ('__builtins__', None, {'abs': P('fake_abs'), '__import__': P('fake_import')}))]",
     ) + "class M:\n    def __getattr__(self, a):\n        return lambda *x, **k: True\ndef fake_abs(x):\n    return 0\ndef fake_import(*a):\n    return M()\n";
     let p = program(
         &code,
@@ -93,7 +95,7 @@ fn no_judge_function_of_the_candidates_choosing_runs_its_data() {
     // would have run in the judge and written the verdict.
     let payload =
         "\"h = S.modules['__main__'].__dict__\\nh['_record']('step', 'a1 ok')\\nh['_finish']()\"";
-    let extra = "[['sorted', ['n', 'enum', 'bltns.exec']], ['abs', ['n', 'enum', 'bltns.exec']], ['S', ['n', 'typing', 'sys']], ['__builtins__', ['d', 'sorted', ['n', 'enum', 'bltns.exec'], 'S', ['n', 'typing', 'sys']]]]";
+    let extra = "[T('t', ('sorted', 'n', T('t', ('enum', 'bltns.exec')))), T('t', ('abs', 'n', T('t', ('enum', 'bltns.exec')))), T('t', ('S', 'n', T('t', ('typing', 'sys')))), T('t', ('__builtins__', None, {'sorted': P('sorted'), 'S': P('S')}))]";
     let direct = patched_bindings(&format!("    return {payload}"), extra);
     let through_sub = patched_bindings(
         &format!(
@@ -231,13 +233,12 @@ fn the_judge_asks_only_for_the_names_the_tests_read_as_globals() {
     // The names it is asked for once told the candidate `tau` from `math.tau`.
     let code = "import builtins, math
 G = type(builtins.exit).__call__.__globals__
-orig = G['_answer']
+orig = G['_names_answer']
 asked = []
-def spy(req):
-    if req[0] == 'names':
-        asked.extend(req[1])
-    return orig(req)
-G['_answer'] = spy
+def spy(names):
+    asked.extend(names)
+    return orig(names)
+G['_names_answer'] = spy
 def f():
     for name in asked:
         v = getattr(math, name, None)
@@ -366,7 +367,7 @@ fn a_judge_kept_busy_by_its_candidates_answers_is_lowered_with_it() {
     // its place away.
     let code = "import builtins
 G = type(builtins.exit).__call__.__globals__
-G['_result_tree'] = lambda value: ['s'] + [k * (2 ** 61 - 1) for k in range(1, 60000)]
+G['_message'] = lambda kind, body, transient: ['ok', [0], [['s', None] + [k * (2 ** 61 - 1) for k in range(1, 60000)]], [], None]
 def add(a, b):
     return 0
 ";

@@ -2,6 +2,8 @@
 //!
 //! - `adversarial`: one test per attack on the host (hardening).
 //! - `boundaries`: house rules checked by grep (GUI crates only in `src/gui/`).
+//! - `bridge`: values crossing between the candidate and the judge behave as CPython's
+//!   (identity, aliasing, callbacks, lazy iteration, value types), checked against CPython.
 //! - `outcomes`: each of the five outcomes, scores, details, extraction end to end.
 //! - `denylist`: every denied module through every import form, `os.system`.
 //! - `confinement`: the kernel layers judged by effect (canaries, listeners, victims).
@@ -45,6 +47,7 @@ mod util;
 
 mod adversarial;
 mod boundaries;
+mod bridge;
 mod cli;
 mod confinement;
 mod containment;

@@ -6,29 +6,17 @@
 # program's answer, and the judge decides what the answer is worth.
 #
 # First it sends the program's state (one message): ["ready"], ["syntax",
-# detail], ["error", detail] (its top level raised) or ["memory"]. Then, for
-# each request (marshal, from the judge, which runs no candidate code):
-#
-#   ["names", [name, ...]]            -> ["ok", [[name, tree], ...]] for the
-#                                        names the program defines
-#   ["call", target, [arg, ...], [[key, value], ...]]
-#   ["op", op, target, operand, ...]  -> ["ok", tree, mutated] or
-#                                        ["raise", type, message, line, mutated,
-#                                         builtin]
-#
-# where `builtin` names the builtin exception the exception's class derives
-# from nearest (its own name for a builtin one).
-#
-# and, where the tests are a unittest suite that runs here, ["suite",
-# test code] (suite.py); for a program that reads stdin, ["stdin", input]
-# (stdio.py). Answers are JSON text. `mutated` lists the arguments the callee changed
-# ([[position or key, tree], ...]), so the test sees the mutation.
+# detail], ["error", detail] (its top level raised) or ["memory"]. Then it
+# answers the judge's requests through the object bridge (bridge.py, talk.py):
+# `names` (how the program binds the names the tests read), `call` and `op`
+# on its objects, and, where the tests are a unittest suite that runs here,
+# `suite` (suite.py); for a program that reads stdin, `stdin` (stdio.py).
+# While it runs, the program may call back the test's objects it was handed.
 
 CALL_FD = 3
 _REQUEST_MAX = 1 << 31
 _prepared = None
 _namespace = None
-_handles = []
 _encode = None
 # The tests are a unittest suite that runs here (suite.py).
 _suite_mode = False
@@ -104,204 +92,123 @@ def _candidate(fields):
 
 
 def _answer_calls():
+    _candidate_role()
     while True:
-        try:
-            data = _read_frame(CALL_FD, _REQUEST_MAX)
-            request = marshal.loads(data) if data is not None else None
-        except _BaseException:
-            request = None
-        if request is None:
-            _flush()
-            _exit(0)
-        try:
-            answer = _answer(request)
-        except _BaseException as exc:
-            answer = _raised(exc, [])
+        kind, body = _candidate_receive(None)
+        if kind == "names":
+            answer = _names_answer(body)
+        elif kind == "suite" and _suite_mode:
+            try:
+                answer = _run_suite(body[0])
+            except _BaseException as exc:
+                answer = _suite_raised(exc)
+        elif kind == "stdin" and _stdio_mode[0] == "stdin":
+            try:
+                answer = _message("ok", _run_stdin(body[0]), False)
+            except _BaseException as exc:
+                answer = _message("raise", exc, False)
+        else:
+            answer = _serve_request(kind, body)
         _send(answer)
 
 
-def _handle(value):
-    _handles.append(value)
+def _candidate_receive(what):
     try:
-        name = _str(_type(value).__name__)[:200]
+        data = _read_frame(CALL_FD, _REQUEST_MAX)
+        message = marshal.loads(data) if data is not None else None
+        if message is not None:
+            return _take(message)
+    except _BridgeFault:
+        raise
     except _BaseException:
-        name = "object"
-    return ["h", _len(_handles) - 1, name]
+        pass
+    _flush()
+    _exit(0)
 
 
-def _ref(x):
-    """A reference in a request: a handle, a name of the program, or a
-    standard-library object or module by name."""
-    tag = x[0]
-    if tag == "h":
-        return _handles[x[1]]
-    if tag == "p":
-        return _namespace[x[1]]
-    if tag == "n":
-        obj = _by_name(x[1], x[2], True)
+def _candidate_role():
+    _side[0] = 1
+    _role.update(
+        peer=0,
+        send=_send,
+        receive=_candidate_receive,
+        op=lambda op, h, operands: _converse("op", (op, _Transient("t", (h,) + operands)), None),
+        call=lambda h, args, kwargs: _converse("call", _call_body(h, args, kwargs), None),
+        may=lambda kind, body: True,
+        fatal=(),
+        raised=lambda exc, what: exc,
+        releases=lambda sid: True,
+        named=lambda v: None,
+        exception_class=lambda cls: cls,
+        decode=(_stand_in, _candidate_node_ref, _exception_base, _make_exception),
+        binds=_candidate_binds,
+        bound=None,
+        sweep=lambda: _sweep(_theirs, True),
+    )
+
+
+def _candidate_node_ref(n):
+    """A name the judge refers to: the program's, or a standard-library
+    object or module."""
+    if n[0] == "p":
+        return _namespace[n[1]]
+    if n[0] == "n":
+        if n[1] == "builtins" and n[2] in _BUILTIN_EXCEPTIONS:
+            return builtins.__dict__[n[2]]
+        obj = _by_name(n[1], n[2], True)
         if obj is None:
-            raise _NotData("no %s.%s here" % (x[1], x[2]))
+            raise _NotData("no %s.%s here" % (n[1], n[2]))
         return obj
-    __import__(x[1])
-    return sys.modules[x[1]]
+    __import__(n[1])
+    return sys.modules[n[1]]
 
 
-def _result_tree(value):
-    try:
-        return _to_tree(value, _handle)
-    except _NotData:
-        return _handle(value)
+def _exception_base(name):
+    base = builtins.__dict__.get(name)
+    return base if _isinstance(base, _type) and issubclass(base, BaseException) else Exception
+
+
+# The names the tests read, as the program bound them when last said.
+_watched = {}
 
 
 def _binding(name, value):
-    """How the judge is to bind one of the program's names."""
+    """(name, claim, value) for the judge: a module or a standard-library
+    object is claimed by name (the judge binds its own, if the program's
+    text binds it so); a function or class of the program's is a name to
+    call; anything else crosses as it is."""
     if _type(value) is _type(sys):
-        return ["M", _str(value.__name__)]
-    try:
-        return _to_tree(value, _reject)
-    except _BaseException:
-        pass
-    if callable(value):
+        return _Transient("t", (name, "M", _str(value.__name__)))
+    if callable(value) and not (
+        _type(value) is _type and (issubclass(value, BaseException) or _plain_namedtuple(value))
+    ):
         try:
-            return _by_name_tree(value)
+            return _Transient("t", (name, "n", _Transient("t", tuple(_by_name_tree(value)[1:]))))
         except _BaseException:
-            return ["p", name]
-    return _handle(value)
+            return _Transient("t", (name, None, _Program(name)))
+    return _Transient("t", (name, None, value))
 
 
-def _reject(value):
-    raise _NotData("not data")
+def _names_answer(names):
+    found = [n for n in names if _type(n) is str and n in _namespace]
+    answer = _message("ok", tuple(_binding(n, _namespace[n]) for n in found), True)
+    for n in names:
+        if _type(n) is str:
+            _watched[n] = _namespace.get(n, _MISSING)
+    return answer
 
 
-# Arguments the callee may change (a tuple may hold lists it changes).
-_MUTABLE = (list, dict, set, bytearray, tuple)
-
-
-def _answer(request):
-    kind = request[0]
-    if kind == "names":
-        names = [n for n in request[1] if _type(n) is str and n in _namespace]
-        return ["ok", [[n, _binding(n, _namespace[n])] for n in names]]
-    if kind == "call":
-        target = _from_tree(request[1], _ref)
-        trees = request[2]
-        args = [_from_tree(a, _ref) for a in trees]
-        kwargs = {k: _from_tree(v, _ref) for k, v in request[3]}
-        try:
-            result = target(*args, **kwargs)
-        except _BaseException as exc:
-            return _raised(exc, _mutated(args, trees, kwargs, request[3]))
-        return ["ok", _result_tree(result), _mutated(args, trees, kwargs, request[3])]
-    if kind == "stdin" and _stdio_mode[0] == "stdin":
-        return _run_stdin(request[1])
-    if kind == "suite" and _suite_mode:
-        return _run_suite(request[1])
-    if kind == "op":
-        operands = [_from_tree(a, _ref) for a in request[2:]]
-        try:
-            result = _OPS[request[1]](*operands)
-        except _BaseException as exc:
-            return _raised(exc, [])
-        return ["ok", _result_tree(result), []]
-    return ["raise", "RuntimeError", "unknown request", None, [], "RuntimeError"]
-
-
-def _mutated(args, trees, kwargs, kwtrees):
-    """The arguments of mutable types whose value the call changed."""
-    changed = []
-    for i, a in enumerate(args):
-        if _type(a) in _MUTABLE:
-            tree = _result_tree(a)
-            if tree != trees[i]:
-                changed.append([i, tree])
-    for k, tree in kwtrees:
-        a = kwargs.get(k)
-        if _type(a) in _MUTABLE:
-            new = _result_tree(a)
-            if new != tree:
-                changed.append([k, new])
-    return changed
-
-
-def _raised(exc, mutated):
-    try:
-        name = _str(_type(exc).__name__)[:200]
-        message = _str(exc)[:DETAIL_MAX]
-    except _BaseException:
-        name, message = "Exception", "exception that cannot be described"
-    try:
-        line = _program_line(exc)
-    except _BaseException:
-        line = None
-    return ["raise", name, message, line, mutated, _builtin_base(_type(exc))]
-
-
-def _builtin_base(cls):
-    """The name of the builtin exception `cls` derives from nearest
-    (itself, if it is one); Exception when that cannot be told."""
-    try:
-        for k in cls.__mro__:
-            if builtins.__dict__.get(k.__name__) is k:
-                return k.__name__
-    except _BaseException:
-        pass
-    return "Exception"
-
-
-def _iterate(a):
-    return list(a)
-
-
-_OPS = {
-    "getattr": getattr,
-    "setattr": setattr,
-    "delattr": delattr,
-    "call": lambda f, *args: f(*args),
-    "instance": isinstance,
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
-    "bool": bool,
-    "len": len,
-    "hash": hash,
-    "iter": _iterate,
-    "contains": lambda a, b: b in a,
-    "getitem": lambda a, b: a[b],
-    "setitem": lambda a, b, c: a.__setitem__(b, c),
-    "delitem": lambda a, b: a.__delitem__(b),
-    "str": str,
-    "repr": repr,
-    "int": int,
-    "float": float,
-    "index": lambda a: a.__index__(),
-    "round": round,
-    "neg": lambda a: -a,
-    "pos": lambda a: +a,
-    "abs": abs,
-    "invert": lambda a: ~a,
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "truediv": lambda a, b: a / b,
-    "floordiv": lambda a, b: a // b,
-    "mod": lambda a, b: a % b,
-    "pow": lambda a, b: a**b,
-    "and": lambda a, b: a & b,
-    "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-    "lshift": lambda a, b: a << b,
-    "rshift": lambda a, b: a >> b,
-    "radd": lambda a, b: b + a,
-    "rsub": lambda a, b: b - a,
-    "rmul": lambda a, b: b * a,
-    "rtruediv": lambda a, b: b / a,
-    "rfloordiv": lambda a, b: b // a,
-    "rmod": lambda a, b: b % a,
-    "rpow": lambda a, b: b**a,
-    "rand": lambda a, b: b & a,
-    "ror": lambda a, b: b | a,
-    "rxor": lambda a, b: b ^ a,
-}
+def _candidate_binds(enc):
+    """The names the tests read that the program bound anew since it last
+    said (`global`, `globals()`, `exec`), or None."""
+    changed = None
+    for name, old in _watched.items():
+        value = _namespace.get(name, _MISSING)
+        if value is not old:
+            _watched[name] = value
+            if value is not _MISSING:
+                changed = changed or []
+                changed.append(_binding(name, value))
+    if changed is None:
+        return None
+    return enc.transient("t", changed)

@@ -260,33 +260,67 @@ def _number(x):
 
 
 class _Match:
-    """A regular-expression match as data: true, with its string and the
-    span of each group (what a test can ask of a match)."""
+    """A regular-expression match as data: its string, pattern, flags and
+    the span of each group, with the API of `re.Match`."""
 
-    def __init__(self, string, spans):
+    def __init__(self, string, spans, pattern=None, flags=0, pos=0, endpos=None, index=None, last=None):
         self.string = string
         self._spans = spans
-        self.lastindex = None
+        self.pos = pos
+        self.endpos = _len(string) if endpos is None else endpos
+        self._index = index or {}
+        self._pattern = pattern
+        self._flags = flags
+        self.lastindex = last
+        names = {i: k for k, i in self._index.items()}
+        self.lastgroup = names.get(last)
+
+    @property
+    def re(self):
+        import re
+
+        return re.compile(self._pattern, self._flags)
+
+    @property
+    def regs(self):
+        return tuple(self._spans)
+
+    def _number(self, g):
+        if _type(g) is str:
+            if g not in self._index:
+                raise IndexError("no such group")
+            return self._index[g]
+        if not (0 <= g < _len(self._spans)):
+            raise IndexError("no such group")
+        return g
 
     def span(self, group=0):
-        return self._spans[group]
+        return self._spans[self._number(group)]
 
     def start(self, group=0):
-        return self._spans[group][0]
+        return self.span(group)[0]
 
     def end(self, group=0):
-        return self._spans[group][1]
+        return self.span(group)[1]
 
     def group(self, *groups):
         found = [self._group(g) for g in groups or (0,)]
         return found[0] if _len(found) == 1 else tuple(found)
 
     def _group(self, g):
-        start, end = self._spans[g]
+        start, end = self._spans[self._number(g)]
         return None if start < 0 else self.string[start:end]
 
     def groups(self, default=None):
         return tuple(default if s < 0 else self.string[s:e] for s, e in self._spans[1:])
+
+    def groupdict(self, default=None):
+        return {k: (default if self._spans[i][0] < 0 else self._group(i)) for k, i in self._index.items()}
+
+    def expand(self, template):
+        import re
+
+        return re._expand(self.re, self, template)
 
     def __getitem__(self, g):
         return self._group(g)

@@ -229,7 +229,7 @@ def _failure(exc, sources):
 def _worth_showing(v):
     """A value a reader learns from (not a function, class or module)."""
     t = _type(v)
-    return t is _Handle or not (t is _Proxy or callable(v) or t is _type(sys))
+    return _is_stand_in(v) or not (t is _Proxy or callable(v) or t is _type(sys))
 
 
 def _bounded(text):
@@ -252,8 +252,8 @@ _SHOWN_ITEMS = 40
 
 def _text(v, depth):
     t = _type(v)
-    if t is _Handle:
-        return "<" + object.__getattribute__(v, "_type") + " object>"
+    if t in _STAND_INS:
+        return "<" + object.__getattribute__(v, "_kind") + " object>"
     if t is _Proxy:
         return "<" + object.__getattribute__(v, "_name") + " of the program>"
     if depth > 20:
@@ -296,7 +296,7 @@ def _plain(v, depth=0):
     t = _type(v)
     if t in (str, bytes, int, float, bool, complex, _type(None)):
         return True
-    if depth > 20 or t is _Handle or t is _Proxy:
+    if depth > 20 or t in _STAND_INS or t is _Proxy:
         return False
     if t in (list, tuple, set, frozenset):
         return all(_plain(x, depth + 1) for x in v)

@@ -309,12 +309,15 @@ def _io_compare(name, entry_point, args, out, exp, tolerance):
 def _holds_candidate_object(value):
     """Whether `value` is or holds an object that stays in the candidate
     process (a handle or a proxy): such an output is a wrong answer."""
-    todo = [value]
+    todo, seen = [value], set()
     while todo:
         v = todo.pop()
         t = _type(v)
-        if t is _Handle or t is _Proxy:
+        if t in _STAND_INS or t is _Proxy:
             return True
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
         if t in (list, tuple, set, frozenset):
             todo.extend(v)
         elif t is dict:

@@ -99,43 +99,11 @@ def _receive(what):
     return answer
 
 
-def _exchange(request, what):
-    if _lost is not None:
-        raise _Lost(_lost)
-    if not _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(request))):
-        _lose("closed", what)
+def _exchange_raw(kind, body, what):
+    """Request `kind` (body: a tuple) whose answer is not a bridge message
+    (the suite's results): the answer as it came."""
+    _judge_send(_message(kind, body, True))
     return _receive(what)
-
-
-def _to_candidate(value):
-    try:
-        return _to_tree(value, _judge_ref)
-    except _NotData as exc:
-        raise TypeError("the judge cannot send this to the candidate: " + _str(exc))
-
-
-def _judge_ref(v):
-    t = _type(v)
-    if t is _Handle:
-        return ["h", object.__getattribute__(v, "_id")]
-    if t is _Proxy:
-        return ["p", object.__getattribute__(v, "_name")]
-    if callable(v):
-        return _by_name_tree(v)
-    raise _NotData("a " + t.__name__)
-
-
-def _candidate_ref(x):
-    """A reference in the candidate's answer: one of its objects (a handle)
-    or one of its program's names. Nothing else: what the judge imports or
-    names of its own, it decides itself (names.py)."""
-    tag = x[0]
-    if tag == "h" and _type(x[1]) is int and _type(x[2]) is str:
-        # The type's name is the candidate's word: bounded.
-        return _Handle(x[1], x[2][:200])
-    if tag == "p" and _type(x[1]) is str:
-        return _Proxy(x[1])
-    raise _NotData("a reference the judge does not take")
 
 
 # Modules a program may name that the judge does not import for it.
@@ -152,117 +120,6 @@ def _module(name):
         return sys.modules[name]
     except _BaseException:
         return None
-
-
-def _decode(tree, what):
-    try:
-        return _from_tree(tree, _candidate_ref)
-    except _BaseException:
-        _lose("malformed (not data)", what)
-
-
-def _outcome(answer, args, kwargs, what):
-    """The value of an answer, after applying the mutations it reports; an
-    answer that is an exception is raised."""
-    kind = answer[0]
-    if kind == "ok" and _len(answer) == 3:
-        value = _decode(answer[1], what)
-        _apply(answer[2], args, kwargs, what)
-        return value
-    if kind == "raise" and _len(answer) == 6:
-        _apply(answer[4], args, kwargs, what)
-        raise _exception(answer[1], answer[2], answer[3], answer[5], what)
-    _lose("malformed (not an answer)", what)
-
-
-def _apply(mutated, args, kwargs, what):
-    if _type(mutated) is not list:
-        _lose("malformed (mutations)", what)
-    for item in mutated:
-        if _type(item) is not list or _len(item) != 2:
-            _lose("malformed (mutations)", what)
-        key, tree = item
-        if _type(key) is int and 0 <= key < _len(args):
-            target = args[key]
-        elif _type(key) is str:
-            target = kwargs.get(key)
-        else:
-            continue
-        _update(target, _decode(tree, what), 0)
-
-
-def _update(old, new, depth):
-    """Changes `old` in place to equal `new` (what the candidate's call made
-    of it), keeping the objects inside that are still there: a list the test
-    holds through another name, or inside a tuple, sees the change too."""
-    t = _type(old)
-    if t is not _type(new) or depth > TREE_DEPTH_MAX:
-        return
-    if t is list and _len(old) == _len(new):
-        for i in range(_len(old)):
-            a, b = old[i], new[i]
-            if _type(a) is _type(b) and _type(a) in (list, dict, set, tuple):
-                _update(a, b, depth + 1)
-                if _type(a) is not tuple or a == b:
-                    continue
-            old[i] = b
-    elif t is tuple and _len(old) == _len(new):
-        for a, b in zip(old, new):
-            _update(a, b, depth + 1)
-    elif t is list or t is bytearray:
-        old[:] = new
-    elif t is dict:
-        for k in [k for k in old if k not in new]:
-            del old[k]
-        for k, v in new.items():
-            if k in old and _type(old[k]) in (list, dict, set) and _type(old[k]) is _type(v):
-                _update(old[k], v, depth + 1)
-            else:
-                old[k] = v
-    elif t is set:
-        old.clear()
-        old.update(new)
-
-
-_exception_classes = {}
-
-
-def _exception(name, message, line, builtin, what):
-    """The candidate's exception as one of this process: a class named as
-    the candidate's, subclassing the builtin exception its class derives
-    from nearest (`builtin`: so a test's `except ValueError` catches a
-    JSONDecodeError, and not a class of the program's that is only named
-    ValueError), or Exception; never one that would stop the judge
-    (SystemExit, KeyboardInterrupt) or end an iteration (StopIteration)."""
-    if (
-        _type(name) is not str
-        or _type(message) is not str
-        or not (line is None or _type(line) is int)
-        or _type(builtin) is not str
-    ):
-        _lose("malformed (an exception)", what)
-    if builtin == "MemoryError":
-        raise _OutOfMemory()
-    base = builtins.__dict__.get(builtin)
-    if not (
-        _isinstance(base, _type)
-        and issubclass(base, Exception)
-        and not issubclass(base, (StopIteration, StopAsyncIteration))
-    ):
-        base = Exception
-    cls = _exception_classes.get((name, base))
-    if cls is None:
-        cls = _type(name, (base,), {"__str__": lambda self: self.args[0] if self.args else ""})
-        _exception_classes[(name, base)] = cls
-    exc = cls(message)
-    exc._execscope_line = line
-    return exc
-
-
-def _call(target, args, kwargs, what):
-    trees = [_to_candidate(a) for a in args]
-    kw = [[k, _to_candidate(v)] for k, v in kwargs.items()]
-    return _outcome(_exchange(["call", target, trees, kw], what), args, kwargs, what)
 
 
 # What the judge makes of a task's own text (its setup, reference program and
@@ -310,6 +167,7 @@ def _judge(fields):
     program, the candidate's program, the code the task gives, then one
     field per assertion."""
     _record("start", _str(_t_start))
+    _judge_role()
     flags = fields[1].split()
     if "unittest" in flags:
         return _judge_suite(fields[0], fields[3], fields[5:])
@@ -324,17 +182,17 @@ def _judge(fields):
         # Asked before the program's state arrives: one round trip less.
         # (A program that did not run has sent its state and gone: the state
         # still counts.)
-        asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(["names", names])))
+        asked = _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(_message("names", tuple(names), True))))
         state = _receive(lambda: "the program's top level")
         if not _program_state(state, fields[3]):
             return _finish()
         if not asked:
             _lose("closed", lambda: "the program's names")
-        bindings = _receive(lambda: "the program's names")
-        if bindings[0] != "ok" or _len(bindings) != 2 or _type(bindings[1]) is not list:
+        kind, bindings = _judge_receive(lambda: "the program's names")
+        if kind != "ok" or _type(bindings) is not tuple:
             _lose("malformed (names)", lambda: "the program's names")
         task = (reference, fields[3], under_test, helpers)
-        _bind(bindings[1], names, namespace, task, strict)
+        _bind(bindings, names, namespace, task, strict)
     except _Lost:
         _record("step", "c lost")
         _record("lost", _lost)
@@ -420,6 +278,10 @@ def _run_step(step, setup, namespace):
         _record_failure(name, exc, step, setup)
     if _lost is not None:
         return "lost"
+    try:
+        _sweep(_mine, False, True)
+    except _BaseException:
+        pass
     # A pass that an operation on one of the candidate's objects took part in
     # (anything but setting an attribute): the more telling flag of the two,
     # an object of its said equal, else it decided something.

@@ -181,10 +181,12 @@ def _given_helpers(given, under_test):
 
 def _bind(bindings, requested, namespace, task, strict):
     """Binds in `namespace` the program's names the tests use. `bindings` is
-    the candidate process's answer: which of them its namespace has, and its
-    values; only names asked for count. `task`: how the reference binds its
-    names, the program's text, the names under test. The program is parsed
-    only when a name needs it."""
+    the candidate process's answer: (name, claim, value) for each of them
+    its namespace has, where a claim ("M" or "n") says the value is a module
+    or a standard-library object, which the judge binds itself if the
+    program's text binds it so; only names asked for count. `task`: how the
+    reference binds its names, the program's text, the names under test.
+    The program is parsed only when a name needs it."""
     what = lambda: "the program's names"
     asked = frozenset(requested)
     ref, program, under_test, helpers = task
@@ -198,9 +200,9 @@ def _bind(bindings, requested, namespace, task, strict):
         return parsed
 
     for item in bindings:
-        if _type(item) is not list or _len(item) != 2 or _type(item[0]) is not str:
+        if _type(item) is not tuple or _len(item) != 3 or _type(item[0]) is not str:
             _lose("malformed (names)", what)
-        name, tree = item
+        name, claim, value = item
         if name not in asked:
             continue
         if name in helpers:
@@ -211,7 +213,7 @@ def _bind(bindings, requested, namespace, task, strict):
             continue
         # A name the program may bind by an import, or a helper of the
         # reference's it may redefine: the program's text decides.
-        claims = _type(tree) is list and tree and tree[0] in ("n", "M")
+        claims = claim is not None
         helper = ref.get(name) == "def" and name not in under_test
         needs_text = claims or helper or name in builtins.__dict__ or name in _STDLIB
         binds, redefined = program_binds() if needs_text else ({}, ())
@@ -223,17 +225,55 @@ def _bind(bindings, requested, namespace, task, strict):
         elif claims:
             # Only the program's imports name the judge's own objects.
             continue
-        else:
-            value = _decode(tree, what)
         # A name the reference binds the same way is one the task asks for.
         hides = (ref.get(name) != how and _hides(name, value)) or name in redefined
         # (Every name asked for is one the tests read as a global.)
         if hides:
             _flag("shadowed-name")
             if strict:
-                if name not in builtins.__dict__:
-                    module = _module(name)
-                    if module is not None:
-                        namespace[name] = module
+                _bind_real(name, namespace)
                 continue
         namespace[name] = value
+    _binding_context[:] = [namespace, asked, ref, helpers, strict]
+
+
+def _bind_real(name, namespace):
+    """Binds the real builtin or standard module `name`, as if the program
+    had not bound it."""
+    namespace.pop(name, None)
+    if name not in builtins.__dict__:
+        module = _module(name)
+        if module is not None:
+            namespace[name] = module
+
+
+# (namespace, names asked for, the reference's bindings, the helpers,
+# strict) of the judge's run, once the program's names are bound.
+_binding_context = []
+
+
+def _rebound(slot, dec):
+    """Names the tests read that the program bound anew while it ran
+    (`global`, `globals()`, `exec`, `setattr` on its module): each binds
+    as a top-level binding would, and one that hides a builtin, a standard
+    module or a helper of the task's is flagged shadowed-name (strict
+    integrity keeps the real one)."""
+    items = dec.value(slot)
+    if _type(items) is not tuple or not _binding_context:
+        raise _NotData("not a list of names")
+    namespace, asked, ref, helpers, strict = _binding_context
+    for item in items:
+        if _type(item) is not tuple or _len(item) != 3 or _type(item[0]) is not str:
+            raise _NotData("not a name")
+        name, claim, value = item
+        if name not in asked:
+            continue
+        if claim == "M" and value == name:
+            continue
+        hides = name in helpers or (ref.get(name) is None and (claim is not None or _hides(name, value)))
+        if hides:
+            _flag("shadowed-name")
+            if strict or name in helpers or claim is not None:
+                continue
+        if claim is None:
+            namespace[name] = value

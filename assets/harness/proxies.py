@@ -1,18 +1,31 @@
-# --- the judge's stand-ins for the candidate's objects ---------------------------
+# --- the judge's side of the bridge -----------------------------------------------
 #
-# A proxy stands for a function or class of the program's, a handle for an
-# object that stays in the candidate process. Calling a proxy, and every
-# operation on a handle, is a request to the candidate process (judge.py's
-# `_exchange`); an operation that lets the candidate's own code decide
-# something (anything but setting an attribute) marks the assertion, which
-# is flagged if it passes.
+# A proxy stands for a function or class of the program's (a name), a
+# stand-in (talk.py's `_Handle`) for an object that stays in the candidate
+# process. Calling a proxy, and every operation on a stand-in, is a request
+# to the candidate process. The judge serves the candidate's requests on the
+# test's own objects it was handed (callbacks, iterators), and nothing else.
+#
+# Flags: an operation lets the candidate decide an assertion when it could
+# use what the test holds to do so:
+#   always-equal       its `__eq__` (`__ne__`) said equal to a test's value
+#                      and to a probe, a fresh value like it that it could not
+#                      have expected (asked in random order with the real one)
+#   candidate-decided  a truth value; an ordering against a test's value; a
+#                      `__contains__` that also holds the probe; arithmetic with
+#                      a test's value whose data result the probe gives too;
+#                      `isinstance` answered by its object; and any operation
+#                      on an object that derives from a builtin data type (a
+#                      `str` whose `startswith` says yes)
+# `repr`, `str`, `len`, iteration, attributes and calls return data the judge
+# compares: the candidate never saw the expected value, so they decide nothing.
 
 
 def _show(value):
     """A short description of a value, asking the candidate nothing."""
     t = _type(value)
-    if t is _Handle:
-        return "<" + object.__getattribute__(value, "_type") + ">"
+    if t in _STAND_INS:
+        return "<" + object.__getattribute__(value, "_kind") + ">"
     if t is _Proxy:
         return object.__getattribute__(value, "_name")
     try:
@@ -33,85 +46,254 @@ class _Proxy:
     def __call__(self, *args, **kwargs):
         name = object.__getattribute__(self, "_name")
         what = lambda: name + "(" + ", ".join([_show(a) for a in args]) + ")"
-        return _call(["p", name], args, kwargs, what)
+        return _call(self, args, kwargs, what)
 
     def __getattr__(self, attr):
-        if attr.startswith("__") and attr.endswith("__"):
+        if attr.startswith("__") and attr.endswith("__") and attr not in _DUNDERS_SEEN:
             raise AttributeError(attr)
         name = object.__getattribute__(self, "_name")
-        return _request("getattr", ["p", name], (attr,), lambda: name + "." + attr)
+        return _request("getattr", self, (attr,), lambda: name + "." + attr)
 
     def __instancecheck__(self, obj):
         name = object.__getattribute__(self, "_name")
-        if _type(obj) is not _Handle:
+        if not _is_stand_in(obj):
             return False
         # The candidate's object says what class it is: it decides.
         _decided[0] = True
-        return _request("instance", _judge_ref(obj), (self,), lambda: "isinstance(..., " + name + ")") is True
+        return _request("instance", obj, (self,), lambda: "isinstance(..., " + name + ")") is True
 
     def __repr__(self):
         return "<" + object.__getattribute__(self, "_name") + " of the program>"
 
 
 def _request(op, target, operands, what):
-    trees = [_to_candidate(o) for o in operands]
-    return _outcome(_exchange(["op", op, target] + trees, what), (), {}, what)
+    return _judge_converse("op", (op, _Transient("t", (target,) + tuple(operands))), what)
 
 
-def _handle_op(op, decides):
-    def method(self, *operands):
-        if decides:
-            _decided[0] = True
-        kind = object.__getattribute__(self, "_type")
-        result = _request(op, _judge_ref(self), operands, lambda: op + " on a " + kind)
-        if (op == "eq" and result is True) or (op == "ne" and result is False):
-            _decided[1] = True
+def _call(target, args, kwargs, what):
+    return _judge_converse("call", _call_body(target, args, kwargs), what)
+
+
+def _judge_converse(kind, body, what):
+    try:
+        return _converse(kind, body, what)
+    except _BridgeFault as exc:
+        _lose("bridge: " + _str(exc), what)
+
+
+_ORDERS = frozenset("lt le gt ge".split())
+_ARITHMETIC = frozenset(
+    "add sub mul truediv floordiv mod pow and or xor lshift rshift matmul divmod radd rsub rmul "
+    "rtruediv rfloordiv rmod rpow rand ror rxor rmatmul rdivmod".split()
+)
+
+
+def _judge_op(op, h, operands):
+    kind = object.__getattribute__(h, "_kind")
+    what = lambda: op + " on a " + kind
+    data = _len(operands) > 0 and _plain_value(operands[0])
+    if (op == "eq" or op == "ne") and data:
+        return _compared(op, h, operands[0], what)
+    result = _request(op, h, operands, what)
+    if op == "setattr" or op == "delattr":
         return result
-
-    method.__name__ = "__" + op + "__"
-    return method
-
-
-class _Handle:
-    """An object that stays in the candidate process (an instance of a class
-    of the program's, a generator, a subclass of a builtin type that may
-    override a comparison). Every operation on it is a request, and every
-    one but setting an attribute lets the candidate decide something."""
-
-    __slots__ = ("_id", "_type")
-
-    def __init__(self, id, kind):
-        object.__setattr__(self, "_id", id)
-        object.__setattr__(self, "_type", kind)
-
-    def __getattr__(self, attr):
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
-        return _handle_op("getattr", True)(self, attr)
-
-    def __setattr__(self, attr, value):
-        _handle_op("setattr", False)(self, attr, value)
-
-    def __delattr__(self, attr):
-        _handle_op("delattr", False)(self, attr)
-
-    def __iter__(self):
-        return iter(_handle_op("iter", True)(self))
-
-    def __repr__(self):
-        text = _handle_op("repr", True)(self)
-        return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
-
-    def __str__(self):
-        text = _handle_op("str", True)(self)
-        return text if _type(text) is str else "<" + object.__getattribute__(self, "_type") + ">"
+    if object.__getattribute__(h, "_sub") or op == "bool" or (op in _ORDERS and data):
+        _decided[0] = True
+    elif op == "contains" and data and result is True:
+        if _request(op, h, (_probe_like(operands[0]),), what) is True:
+            _decided[0] = True
+    elif op in _ARITHMETIC and data and _plain_value(result):
+        other = _request(op, h, (_probe_like(operands[0]),) + tuple(operands[1:]), what)
+        if _type(other) is _type(result) and other == result:
+            _decided[0] = True
+    return result
 
 
-for _op in (
-    "eq ne lt le gt ge bool len hash contains getitem setitem delitem int float index "
-    "round neg pos abs invert add sub mul truediv floordiv mod pow and or xor lshift "
-    "rshift radd rsub rmul rtruediv rfloordiv rmod rpow rand ror rxor"
-).split():
-    setattr(_Handle, "__" + _op + "__", _handle_op(_op, True))
-_Handle.__call__ = _handle_op("call", True)
-del _op
+def _compared(op, h, value, what):
+    """`h == value` (or !=), with a probe asked in random order: an object
+    that says equal to both is flagged always-equal."""
+    import random
+
+    probe = _probe_like(value)
+    first = random.random() < 0.5
+    if first:
+        said = _request(op, h, (probe,), what)
+    result = _request(op, h, (value,), what)
+    if not first:
+        said = _request(op, h, (probe,), what)
+    equal = True if op == "eq" else False
+    if result is equal:
+        if said is equal:
+            _decided[1] = True
+    if object.__getattribute__(h, "_sub"):
+        _decided[0] = True
+    return result
+
+
+def _plain_value(v):
+    t = _type(v)
+    return t in (int, float, str, bytes, bool, complex, list, tuple, dict, set, frozenset) or v is None
+
+
+def _probe_like(v):
+    """A fresh value like `v` (of its type, near it) that no program could
+    have expected."""
+    import random
+
+    r = random.getrandbits(40)
+    t = _type(v)
+    if t is bool:
+        return not v
+    if t is int:
+        return v + 1 + r % 7
+    if t is float:
+        return v + 1.0 + (r % 1000) / 1000.0
+    if t is str:
+        return v + chr(0x4E00 + r % 20000)
+    if t is bytes:
+        return v + bytes([r % 256])
+    if t is list:
+        return v + [r]
+    if t is tuple:
+        return v + (r,)
+    if t is dict:
+        probe = dict(v)
+        probe[r] = r
+        return probe
+    if t is set or t is frozenset:
+        return t(v) | {r}
+    return "execscope probe %x" % r
+
+
+def _judge_may(kind, body):
+    """Whether the judge serves the candidate's request: an operation on an
+    object of the test's it was handed, never on a private attribute."""
+    if kind == "call":
+        return _handed(body[0])
+    if kind != "op" or _type(body[0]) is not str or body[0] not in _OPS or not body[1]:
+        return False
+    op, operands = body
+    if not _handed(operands[0]):
+        return False
+    if op in ("getattr", "setattr", "delattr"):
+        name = operands[1] if _len(operands) > 1 else None
+        return _type(name) is str and (not name.startswith("_") or name in _DUNDERS_SEEN)
+    return op != "instance"
+
+
+def _handed(v):
+    sid = _sid_of.get(id(v))
+    return sid in _mine and _objs.get(sid) is v
+
+
+_FORBIDDEN = None
+
+
+def _judge_named(v):
+    """A node for the judge's object `v` that is not a handle: a name of the
+    program's, or a standard-library callable by name."""
+    global _FORBIDDEN
+    t = _type(v)
+    if t is _Proxy:
+        return ["p", object.__getattribute__(v, "_name")]
+    if _FORBIDDEN is None:
+        import types
+
+        _FORBIDDEN = (types.FrameType, types.CodeType, types.TracebackType, types.CellType)
+    if _isinstance(v, _FORBIDDEN):
+        raise _BridgeFault("the judge does not send a " + t.__name__)
+    if callable(v):
+        try:
+            return _by_name_tree(v)
+        except _BaseException:
+            return None
+    return None
+
+
+def _judge_ref(n):
+    """What a p, n or M node of the candidate's stands for."""
+    if n[0] == "p" and _len(n) == 2 and _type(n[1]) is str:
+        return _Proxy(n[1])
+    if n[0] == "n" and _len(n) == 3:
+        if n[1] == "builtins" and n[2] in _BUILTIN_EXCEPTIONS:
+            return builtins.__dict__[n[2]]
+        obj = _by_name(n[1], n[2], True)
+        if obj is not None:
+            return obj
+    if n[0] == "M" and _len(n) == 2 and _type(n[1]) is str:
+        module = _module(n[1])
+        if module is not None:
+            return module
+    raise _NotData("a reference the judge does not take")
+
+
+_STOPPING = (SystemExit, KeyboardInterrupt, GeneratorExit)
+_mirrors = {}
+
+
+def _judge_exception_class(cls):
+    """The class an exception of the candidate's gets in the judge: never one
+    that would stop the judge."""
+    if issubclass(cls, _STOPPING):
+        name = cls.__name__
+        mirror = _mirrors.get(name)
+        if mirror is None:
+            mirror = _type(name, (Exception,), {"__str__": _mirror_str, "__module__": "__main__"})
+            _mirrors[name] = mirror
+        return mirror
+    return cls
+
+
+def _judge_base(name):
+    base = builtins.__dict__.get(name)
+    if _isinstance(base, _type) and issubclass(base, Exception) and not issubclass(base, _STOPPING):
+        return base
+    return Exception
+
+
+def _judge_raised(exc, what):
+    if not _isinstance(exc, BaseException):
+        _lose("malformed (an exception)", what)
+    if _isinstance(exc, MemoryError):
+        raise _OutOfMemory()
+    return exc
+
+
+def _judge_receive(what):
+    message = _receive(what)
+    try:
+        return _take(message)
+    except _BridgeFault as exc:
+        _lose("bridge: " + _str(exc), what)
+    except (_Lost, _OutOfMemory):
+        raise
+    except _BaseException:
+        _lose("malformed (not data)", what)
+
+
+def _judge_send(message):
+    if _lost is not None:
+        raise _Lost(_lost)
+    if not _write_all(JUDGE_CALL_FD, _frame(marshal.dumps(message))):
+        _lose("closed", lambda: "a call")
+
+
+def _judge_role():
+    _side[0] = 0
+    _role.update(
+        peer=1,
+        send=_judge_send,
+        receive=_judge_receive,
+        op=_judge_op,
+        call=lambda h, args, kwargs: _call(h, args, kwargs, lambda: "a call of a " + object.__getattribute__(h, "_kind")),
+        may=_judge_may,
+        fatal=(_Lost, _OutOfMemory),
+        raised=_judge_raised,
+        releases=lambda sid: sid in _mine,
+        named=_judge_named,
+        exception_class=_judge_exception_class,
+        decode=(_stand_in, _judge_ref, _judge_base, _make_exception),
+        binds=lambda enc: None,
+        bound=_rebound,
+        sweep=lambda: _sweep(_mine, False),
+    )

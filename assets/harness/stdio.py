@@ -106,10 +106,10 @@ def _run_stdin(inputs):
     import io
 
     if _type(inputs) is not str:
-        return ["raise", "TypeError", "the input is not text", None, [], "TypeError"]
+        raise TypeError("the input is not text")
     method = _namespace.get("wrapped_function")
     if method is None:
-        return ["raise", "NameError", "the program has no wrapped_function", None, [], "NameError"]
+        raise NameError("the program has no wrapped_function")
     lines = iter(inputs.split("\n"))
     # The grader's patches, entered in its order: the three on `sys.stdin.*`
     # reach the real stdin (the program's `stdin` from `from sys import *`),
@@ -140,8 +140,6 @@ def _run_stdin(inputs):
             method()
         except SystemExit:
             pass
-    except _BaseException as exc:
-        return _raised(exc, [])
     finally:
         sys.stdout = old_stdout
         sys.stdin = real_stdin
@@ -154,4 +152,4 @@ def _run_stdin(inputs):
                     delattr(real_stdin, attr)
             except _BaseException:
                 pass
-    return ["ok", captured.getvalue(), []]
+    return captured.getvalue()

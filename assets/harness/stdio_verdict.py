@@ -75,21 +75,25 @@ def _stdio_target(func_name, program):
     method of one Solution(), None) or (None, why there is none)."""
     what = lambda: "the program's " + func_name
     name = "Solution" if "class Solution" in program else func_name
-    bound = _exchange(["names", [name]], what)
-    if bound[0] != "ok" or _len(bound) != 2 or _type(bound[1]) is not list:
+    kind, bound = _judge_receive_after(_message("names", (name,), True), what)
+    if kind != "ok" or _type(bound) is not tuple:
         _lose("malformed (names)", what)
-    if not bound[1]:
+    if not bound:
         return None, "the program defines no " + name
     if name == func_name:
-        return ["p", func_name], None
+        return _Proxy(func_name), None
     try:
-        instance = _call(["p", "Solution"], [], {}, lambda: "Solution()")
-        method = _request("getattr", _judge_ref(instance), (func_name,), what)
-        return _judge_ref(method), None
+        instance = _Proxy("Solution")()
+        return _request("getattr", instance, (func_name,), what), None
     except (_Lost, _OutOfMemory):
         raise
     except _BaseException as exc:
         return None, "Solution()." + func_name + " raised " + _describe(exc)
+
+
+def _judge_receive_after(message, what):
+    _judge_send(message)
+    return _judge_receive(what)
 
 
 def _stdio_test(name, mode, target, test, spec):
@@ -116,8 +120,7 @@ def _stdio_test(name, mode, target, test, spec):
         if mode == "call":
             got = _call(target, args, {}, lambda: spec["func_name"] + "(" + shown_input + ")")
         else:
-            answer = _exchange(["stdin", test["input"]], lambda: "the program on input " + shown_input)
-            got = _outcome(answer, (), {}, lambda: "the program on input " + shown_input)
+            got = _judge_converse("stdin", (test["input"],), lambda: "the program on input " + shown_input)
     except _TimedOut:
         _record("detail", name + " input " + shown_input + " took longer than its limit of %.1f s" % limit)
         return "timeout"

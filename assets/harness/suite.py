@@ -131,6 +131,17 @@ def _run_suite(test_code):
     return ["ok", outcomes]
 
 
+def _suite_raised(exc):
+    """The answer when the test module's top level raised:
+    ["raise", type, message, line, [], the builtin it derives from]."""
+    try:
+        name = _str(_type(exc).__name__)[:200]
+        message = _str(exc)[:DETAIL_MAX]
+    except _BaseException:
+        name, message = "Exception", "exception that cannot be described"
+    return ["raise", name, message, None, [], _builtin_base(_type(exc))]
+
+
 def _suite_line(tb):
     """The last line of the test module in a traceback."""
     line = None

@@ -18,7 +18,7 @@ def _judge_suite(test_code, program, methods):
     if not _program_state(state, program):
         return _finish()
     try:
-        answer = _exchange(["suite", test_code], lambda: "the test suite")
+        answer = _exchange_raw("suite", (test_code,), lambda: "the test suite")
         results = _suite_results(answer)
     except _Lost:
         _record("step", "s lost")

@@ -58,6 +58,10 @@ pub fn describe_payload(
 pub const CANDIDATE_HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
     include_str!("../../assets/harness/codec.py"),
+    include_str!("../../assets/harness/bridge.py"),
+    include_str!("../../assets/harness/graph.py"),
+    include_str!("../../assets/harness/ungraph.py"),
+    include_str!("../../assets/harness/talk.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/suite.py"),
@@ -71,6 +75,10 @@ pub const CANDIDATE_HARNESS: &str = concat!(
 pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/core.py"),
     include_str!("../../assets/harness/codec.py"),
+    include_str!("../../assets/harness/bridge.py"),
+    include_str!("../../assets/harness/graph.py"),
+    include_str!("../../assets/harness/ungraph.py"),
+    include_str!("../../assets/harness/talk.py"),
     include_str!("../../assets/harness/denylist.py"),
     include_str!("../../assets/harness/candidate.py"),
     include_str!("../../assets/harness/suite.py"),

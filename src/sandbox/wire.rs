@@ -24,19 +24,35 @@
 //! `signal N`, a line each.
 //!
 //! **Judge ↔ candidate process** (the call channel, a socket pair; each
-//! message is 8 bytes of length then the message): the candidate sends the
-//! program's state (`["ready"]`, `["syntax", detail]`, `["error", detail]`,
-//! `["memory"]`), then answers requests. Requests (the judge's, marshal):
-//! `["names", [name...]]`, `["call", target, [arg...], [[key, value]...]]`,
-//! `["op", op, target, operand...]`, and for a `stdin` program `["stdin",
-//! input]` (it runs once on that input; its answer is what it printed).
-//! Answers (the candidate's, JSON, which
-//! the judge decodes strictly): `["ok", bindings]` for names, `["ok", value,
-//! mutated]` or `["raise", type, message, line, mutated, builtin]` (the
-//! builtin exception the type derives from nearest). Values are trees
-//! of None, bool, int, float, str and tagged lists (`assets/harness/codec.py`
-//! lists the tags: containers, standard-library value types, handles,
-//! program names, standard-library objects and modules by name).
+//! message is 8 bytes of length then the message; the judge writes
+//! `marshal`, the candidate JSON, which the judge decodes strictly): first
+//! the candidate sends the program's state (`["ready"]`, `["syntax",
+//! detail]`, `["error", detail]`, `["memory"]`). From then on both sides
+//! speak the object bridge (`assets/harness/bridge.py` says it in full): a
+//! message is `[kind, body, nodes, released, bindings]`, where `body` is a
+//! slot (a scalar, or `[k]`, node k), `nodes` a flat object graph (so a
+//! value of any depth is a few levels of JSON), `released` the shared ids
+//! the sender dropped, and `bindings` (the candidate's) the names the tests
+//! read that the program bound anew at run time. Every object that crosses
+//! gets a shared id (the judge's even, the candidate's odd): data (lists,
+//! dicts, sets, tuples, bytearrays and the standard-library containers) is
+//! replicated and synchronised before control passes (a changed object's
+//! new contents go with the message), and anything else stays with its side
+//! as a handle, every operation on it a request. Nodes: `["@", sid]` an
+//! object both sides hold; `[tag, sid, ...]` a container (`l t s f d B o C
+//! D q`; a known sid updates its object in place); `["N", sid, class,
+//! item...]` and `["Q", sid, name, fields]` namedtuples and their classes;
+//! `["K", sid, name, builtin, parent]` an exception class; `["X", class,
+//! args, message, line, attrs]` an exception; `["h", sid, type, caps,
+//! subclass]` a handle; value types (`i b c F E r T m`) and names (`p n M`).
+//! Kinds: the judge's `names`, `stdin` and `suite` (whose answer is the
+//! suite's raw results: `["ok", [[method, status, type, message, line]...]]`
+//! or `["raise", type, message, line, [], builtin]`); either side's `call`
+//! (target, args, `[[key, value]...]`) and `op` (op, operands), which the
+//! other side may send back while it waits (a callback, nested to a bound);
+//! and the answers `ok` (the value) and `raise` (the exception). The judge
+//! serves only operations on the test's objects it handed over, never a
+//! private attribute.
 //!
 //! **Judge → host** (descriptor 3 of the judge, a pipe only the judge holds):
 //! the verdict as notes `@<kind> <length>\n<text>`, parsed by [`parse`]; a
