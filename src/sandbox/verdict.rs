@@ -12,6 +12,7 @@ use super::limits;
 use super::supervise::{Observed, Side};
 use super::wire::{self, Report, Step};
 use super::{CandidateResult, Failure, Limits, Outcome, Timing};
+use crate::plan::Tests;
 
 /// Host clock stamps around one candidate (monotonic ns) and its wall time.
 pub(super) struct Times {
@@ -49,11 +50,10 @@ pub(super) fn interpret(
         failure: None,
         edited: false,
         base: None,
-        integrity: job
-            .program
-            .suite
-            .as_ref()
-            .map(|_| super::Integrity::InProcess),
+        integrity: match job.program.tests {
+            Tests::Suite(_) => Some(super::Integrity::InProcess),
+            Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => None,
+        },
         recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
@@ -72,7 +72,7 @@ pub(super) fn interpret(
         result.detail = report.detail("c").to_owned();
     } else if report.ended() {
         verdict(&report, job, &mut result);
-        if let Some(suite) = &job.program.suite {
+        if let Tests::Suite(suite) = &job.program.tests {
             let reasons = failed_steps(&report, job.program.assertions.len())
                 .map(|step| report.detail(&step));
             super::missing::blame_missing(&mut result, suite.missing(), reasons);
@@ -99,7 +99,7 @@ pub(super) fn interpret(
             judge_status.map_or("unknown".into(), |s| s.to_string())
         );
     }
-    if let (Some(io), None) = (&job.program.io, &result.base) {
+    if let (Tests::Inputs(io), None) = (&job.program.tests, &result.base) {
         // Decided before the tests (the program, the deadline): the base
         // tests share the outcome.
         result.base = Some(super::BaseVerdict {
@@ -130,7 +130,11 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         Some(Step::Lost) => return,
         _ => return result.detail = "the judge's verdict is incomplete".into(),
     }
-    if !job.program.setup.is_empty() || job.program.suite.is_some() {
+    let setup_ran = match job.program.tests {
+        Tests::Suite(_) => true,
+        Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => !job.program.setup.is_empty(),
+    };
+    if setup_ran {
         match report.step("s") {
             Some(Step::Ok) => {}
             Some(Step::Memory) => return result.detail = "test setup failed: memory limit".into(),
@@ -163,7 +167,7 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         }
     }
     result.recorded = report.recorded.as_deref().map(std::sync::Arc::from);
-    if let Some(io) = &job.program.io {
+    if let Tests::Inputs(io) = &job.program.tests {
         result.base = Some(base_verdict(&per[..io.base_count().min(total)], timed_out));
     }
     let passed = per.iter().filter(|p| **p).count();

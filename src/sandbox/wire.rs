@@ -44,7 +44,7 @@
 //! `failure` keys (see [`super::failure::Failure`]).
 
 use super::{Interpreter, Limits};
-use crate::plan::Program;
+use crate::plan::{Program, Tests};
 
 /// Appends `field` as `<byte length>\n<bytes>`, the framing of every field
 /// (the harness's `_fields_of` reads it back).
@@ -80,15 +80,16 @@ pub(super) fn candidate_payload(
     python: &Interpreter,
 ) -> Vec<u8> {
     let mut flags = flags(limits);
-    if program.suite.is_some() {
+    match &program.tests {
+        Tests::Assertions | Tests::Inputs(_) => {}
         // Its tests run here, in the program's module (`assets/harness/suite.py`).
-        flags.push_str(" unittest");
-    }
-    if let Some(stdio) = &program.stdio {
-        // The program is built and fed here, as LiveCodeBench's grader
-        // does (`assets/harness/stdio.py`); the expected outputs are not sent.
-        flags.push(' ');
-        flags.push_str(stdio.mode.flag());
+        Tests::Suite(_) => flags.push_str(" unittest"),
+        Tests::Stdio(stdio) => {
+            // The program is built and fed here, as LiveCodeBench's grader
+            // does (`assets/harness/stdio.py`); the expected outputs are not sent.
+            flags.push(' ');
+            flags.push_str(stdio.mode.flag());
+        }
     }
     fields(&[
         program.code.as_str(),
@@ -104,43 +105,44 @@ pub(super) fn candidate_payload(
 /// the assertions.
 pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
     let mut flags = if strict { vec!["strict"] } else { vec![] };
-    if let Some(io) = &program.io {
-        // Tests that are inputs: the spec in place of the setup, no
-        // assertion fields (`assets/harness/io.py`). Without the reference's
-        // outputs the judge records them.
-        let record = io.recorded().is_none();
-        flags.push("io");
-        if record {
-            flags.push("record");
+    let setup = match &program.tests {
+        Tests::Inputs(io) => {
+            // Tests that are inputs: the spec in place of the setup, no
+            // assertion fields (`assets/harness/io.py`). Without the
+            // reference's outputs the judge records them.
+            let record = io.recorded().is_none();
+            flags.push("io");
+            if record {
+                flags.push("record");
+            }
+            return fields(&[
+                io.spec(record).as_str(),
+                &flags.join(" "),
+                &program.reference,
+                &program.code,
+                &program.given,
+            ]);
         }
-        return fields(&[
-            io.spec(record).as_str(),
-            &flags.join(" "),
-            &program.reference,
-            &program.code,
-            &program.given,
-        ]);
-    }
-    if let Some(stdio) = &program.stdio {
-        // Tests that are an input and an expected output: the spec in place
-        // of the setup, no assertion fields (`assets/harness/stdio_verdict.py`).
-        flags.push("stdio");
-        return fields(&[
-            stdio.spec().as_str(),
-            &flags.join(" "),
-            &program.reference,
-            &program.code,
-            &program.given,
-        ]);
-    }
-    if program.suite.is_some() {
-        flags.push("unittest");
-    }
-    let setup = match &program.suite {
-        // The test module, in place of the setup; the assertions are its
-        // methods' names (`assets/harness/suite_verdict.py`).
-        Some(suite) => suite.code.as_str(),
-        None => program.setup.as_str(),
+        Tests::Stdio(stdio) => {
+            // Tests that are an input and an expected output: the spec in
+            // place of the setup, no assertion fields
+            // (`assets/harness/stdio_verdict.py`).
+            flags.push("stdio");
+            return fields(&[
+                stdio.spec().as_str(),
+                &flags.join(" "),
+                &program.reference,
+                &program.code,
+                &program.given,
+            ]);
+        }
+        Tests::Suite(suite) => {
+            // The test module, in place of the setup; the assertions are
+            // its methods' names (`assets/harness/suite_verdict.py`).
+            flags.push("unittest");
+            suite.code.as_str()
+        }
+        Tests::Assertions => program.setup.as_str(),
     };
     let mut out = fields(&[
         setup,
