@@ -172,6 +172,60 @@ pub(super) fn flags(limits: &Limits) -> String {
     words.join(" ")
 }
 
+/// The name of one step of the judge's run, as its notes spell it: the only
+/// place `c`, `s` and `a1`, `a2`... are written on the host's side
+/// (`assets/harness/judge.py` writes them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StepId {
+    /// `c`: the candidate's program (compiled, then its top level run).
+    Program,
+    /// `s`: the test setup, or a suite's test module.
+    Setup,
+    /// `a<n>`: the `n`-th assertion or test, from 1.
+    Assertion(usize),
+}
+
+impl StepId {
+    /// The steps of a run with `total` assertions, in the judge's order.
+    pub fn all(total: usize) -> impl Iterator<Item = StepId> {
+        [StepId::Program, StepId::Setup]
+            .into_iter()
+            .chain((1..=total).map(StepId::Assertion))
+    }
+}
+
+impl std::fmt::Display for StepId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepId::Program => f.write_str("c"),
+            StepId::Setup => f.write_str("s"),
+            StepId::Assertion(n) => write!(f, "a{n}"),
+        }
+    }
+}
+
+/// A step name the judge does not write (`a0`, `a01`, `x`...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct NotAStep;
+
+impl std::str::FromStr for StepId {
+    type Err = NotAStep;
+
+    /// Reads exactly what [`StepId`]'s `Display` writes, nothing else.
+    fn from_str(name: &str) -> Result<StepId, NotAStep> {
+        match name {
+            "c" => return Ok(StepId::Program),
+            "s" => return Ok(StepId::Setup),
+            _ => {}
+        }
+        let digits = name.strip_prefix('a').ok_or(NotAStep)?;
+        if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(NotAStep);
+        }
+        digits.parse().map(StepId::Assertion).map_err(|_| NotAStep)
+    }
+}
+
 /// How one step (the program, the setup, an assertion) ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
@@ -195,13 +249,12 @@ pub(super) struct Report {
     pub start_ns: Option<u64>,
     /// When the program's top level had run (ns).
     pub ready_ns: Option<u64>,
-    /// Each step's result by name (`c`, `s`, `a1`...), first record wins.
-    pub steps: Vec<(String, Step)>,
-    /// Why each failed step failed, by step name.
-    pub details: Vec<(String, String)>,
-    /// What the tests saw when each failed step failed (JSON, explain.py),
-    /// by step name.
-    pub failures: Vec<(String, String)>,
+    /// Each step's result, first record wins.
+    pub steps: Vec<(StepId, Step)>,
+    /// Why each failed step failed.
+    pub details: Vec<(StepId, String)>,
+    /// What the tests saw when each failed step failed (JSON, explain.py).
+    pub failures: Vec<(StepId, String)>,
     /// The flags the judge raised.
     pub flags: Vec<String>,
     /// How and when the candidate process stopped answering.
@@ -213,19 +266,19 @@ pub(super) struct Report {
 }
 
 impl Report {
-    /// The result of step `name`, if its record arrived.
-    pub fn step(&self, name: &str) -> Option<Step> {
-        self.steps.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
+    /// The result of step `id`, if its record arrived.
+    pub fn step(&self, id: StepId) -> Option<Step> {
+        self.steps.iter().find(|(n, _)| *n == id).map(|(_, s)| *s)
     }
 
-    /// The detail of step `name`, or empty.
-    pub fn detail(&self, name: &str) -> &str {
-        of_step(&self.details, name).unwrap_or("")
+    /// The detail of step `id`, or empty.
+    pub fn detail(&self, id: StepId) -> &str {
+        of_step(&self.details, id).unwrap_or("")
     }
 
-    /// What the tests saw when step `name` failed, if the judge said.
-    pub fn failure(&self, name: &str) -> Option<&str> {
-        of_step(&self.failures, name)
+    /// What the tests saw when step `id` failed, if the judge said.
+    pub fn failure(&self, id: StepId) -> Option<&str> {
+        of_step(&self.failures, id)
     }
 
     /// Whether the judge finished.
@@ -257,11 +310,13 @@ pub(super) fn parse(data: &[u8]) -> Report {
             text.truncate(cut.unwrap_or(0));
         }
         let (name, rest) = text.split_once(' ').unwrap_or((&text, ""));
-        match kind {
-            "start" => report.start_ns = text.parse().ok(),
-            "ready" => report.ready_ns = text.parse().ok(),
-            "end" => report.end_ns = text.parse().ok(),
-            "step" => {
+        // A note about a step the judge does not name is not read.
+        let id = name.parse::<StepId>().ok();
+        match (kind, id) {
+            ("start", _) => report.start_ns = text.parse().ok(),
+            ("ready", _) => report.ready_ns = text.parse().ok(),
+            ("end", _) => report.end_ns = text.parse().ok(),
+            ("step", Some(id)) => {
                 let step = match rest {
                     "ok" => Step::Ok,
                     "fail" => Step::Fail,
@@ -271,30 +326,30 @@ pub(super) fn parse(data: &[u8]) -> Report {
                     "timeout" => Step::Timeout,
                     _ => Step::Skip,
                 };
-                if report.step(name).is_none() {
-                    report.steps.push((name.to_owned(), step));
+                if report.step(id).is_none() {
+                    report.steps.push((id, step));
                 }
             }
-            "detail" if of_step(&report.details, name).is_none() => {
-                report.details.push((name.to_owned(), rest.to_owned()));
+            ("detail", Some(id)) if of_step(&report.details, id).is_none() => {
+                report.details.push((id, rest.to_owned()));
             }
-            "failure" if of_step(&report.failures, name).is_none() => {
-                report.failures.push((name.to_owned(), rest.to_owned()));
+            ("failure", Some(id)) if of_step(&report.failures, id).is_none() => {
+                report.failures.push((id, rest.to_owned()));
             }
-            "flag" => super::flags::add_flag(&mut report.flags, &text),
-            "lost" => report.lost = Some(text),
-            "recorded" if report.recorded.is_none() => report.recorded = Some(text),
+            ("flag", _) => super::flags::add_flag(&mut report.flags, &text),
+            ("lost", _) => report.lost = Some(text),
+            ("recorded", _) if report.recorded.is_none() => report.recorded = Some(text),
             _ => {}
         }
     }
     report
 }
 
-/// The text recorded for step `name` in `notes` (the first, which wins).
-fn of_step<'a>(notes: &'a [(String, String)], name: &str) -> Option<&'a str> {
+/// The text recorded for step `id` in `notes` (the first, which wins).
+fn of_step(notes: &[(StepId, String)], id: StepId) -> Option<&str> {
     notes
         .iter()
-        .find(|(n, _)| n == name)
+        .find(|(n, _)| *n == id)
         .map(|(_, text)| text.as_str())
 }
 
@@ -322,9 +377,12 @@ mod tests {
         assert_eq!(r.ready_ns, Some(6));
         assert_eq!(
             r.steps,
-            vec![("c".into(), Step::Ok), ("a1".into(), Step::Fail)]
+            vec![
+                (StepId::Program, Step::Ok),
+                (StepId::Assertion(1), Step::Fail)
+            ]
         );
-        assert_eq!(r.detail("a1"), "false");
+        assert_eq!(r.detail(StepId::Assertion(1)), "false");
         assert_eq!(r.flags, vec!["always-equal".to_string()]);
         assert_eq!(r.end_ns, Some(99));
     }
@@ -342,6 +400,44 @@ mod tests {
         }
         let mut long = format!("@detail {}\na1 ", 100_003).into_bytes();
         long.extend(std::iter::repeat_n(b'x', 100_000));
-        assert_eq!(parse(&long).detail("a1").len(), DETAIL_MAX - 3);
+        assert_eq!(
+            parse(&long).detail(StepId::Assertion(1)).len(),
+            DETAIL_MAX - 3
+        );
+    }
+
+    #[test]
+    fn step_ids_read_back_exactly_what_they_write() {
+        for id in StepId::all(12) {
+            assert_eq!(id.to_string().parse(), Ok(id));
+        }
+        assert_eq!("a12".parse(), Ok(StepId::Assertion(12)));
+        for name in [
+            "",
+            "a",
+            "a0",
+            "a01",
+            "a+1",
+            "a-1",
+            "b1",
+            "C",
+            "s1",
+            "c ",
+            "a99999999999999999999999",
+        ] {
+            assert_eq!(name.parse::<StepId>(), Err(NotAStep), "{name:?}");
+        }
+    }
+
+    #[test]
+    fn notes_about_steps_the_judge_does_not_name_are_not_read() {
+        let r = parse(
+            b"@step 6
+a01 ok@detail 4
+x no@step 7
+a1 fail",
+        );
+        assert_eq!(r.steps, vec![(StepId::Assertion(1), Step::Fail)]);
+        assert!(r.details.is_empty());
     }
 }
