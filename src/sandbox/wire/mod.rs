@@ -45,8 +45,11 @@
 //! `failure` keys (see [`super::failure::Failure`]).
 //!
 //! [`payload`] builds the two payloads from named fields, [`notes`] reads
-//! the judge's notes.
+//! the judge's notes; `tests/data/wire_golden_*` hold a transcript of each
+//! payload and of the notes that both sides must reproduce (`golden.rs`).
 
+#[cfg(test)]
+mod golden;
 mod notes;
 mod payload;
 

@@ -181,3 +181,34 @@ impl<'a> JudgePayload<'a> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_name_the_kind_of_tests_after_the_switches() {
+        let candidate = CandidatePayload {
+            code: "",
+            denylist: &[],
+            sys_path: &[],
+            switches: Switches {
+                guard: false,
+                confined: false,
+            },
+            takes: Takes::Unittest,
+        };
+        // A space before the word even with no switch, as it always was.
+        assert!(candidate.encode().ends_with(b"9\n unittest"));
+        let judge = JudgePayload {
+            setup: "spec".into(),
+            strict: false,
+            kind: JudgeKind::Inputs { record: true },
+            reference: "",
+            code: "",
+            given: "",
+            assertions: &[],
+        };
+        assert_eq!(judge.encode(), fields(&["spec", "io record", "", "", ""]));
+    }
+}
