@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 
-use crate::plan::Plan;
+use crate::plan::{Plan, Tests};
 use crate::sandbox::Interpreter;
 
 /// Prints each name the interpreter cannot find (a top-level module's spec).
@@ -24,7 +24,10 @@ pub fn probe(plan: &Plan, python: &Interpreter) -> BTreeMap<String, Vec<String>>
     let suites: Vec<_> = plan
         .tasks
         .iter()
-        .filter_map(|t| t.suite.as_ref().map(|s| (t.id.as_str(), s)))
+        .filter_map(|t| match &t.tests {
+            Tests::Suite(s) => Some((t.id.as_str(), s)),
+            Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => None,
+        })
         .collect();
     let mut needed: Vec<&str> = suites
         .iter()

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::plan::{Plan, Program, reference_program};
+use crate::plan::{Plan, Program, Tests, reference_program};
 use crate::sandbox::{CancelToken, Outcome, Runner, SandboxError};
 use crate::spec::Task;
 use crate::spec::io_tests::Recorded;
@@ -25,17 +25,17 @@ pub const RECORD_TIMEOUT: Duration = Duration::from_secs(120);
 /// `plan` that has tests that are inputs; the cache file, where there is a
 /// cache directory and such a task.
 pub fn from_cache(plan: &Plan, python: &crate::sandbox::Interpreter) -> Option<PathBuf> {
-    if !plan.tasks.iter().any(|t| t.io.is_some()) {
+    if !plan
+        .tasks
+        .iter()
+        .any(|t| matches!(t.tests, Tests::Inputs(_)))
+    {
         return None;
     }
     let file = cache_file(plan, python)?;
     for (id, recorded) in read_cache(&file).unwrap_or_default() {
-        let io = plan
-            .tasks
-            .iter()
-            .find(|t| t.id == id)
-            .and_then(|t| t.io.as_ref());
-        if let Some(io) = io {
+        let tests = plan.tasks.iter().find(|t| t.id == id).map(|t| &t.tests);
+        if let Some(Tests::Inputs(io)) = tests {
             let _ = io.expected.set(Ok(recorded));
         }
     }
@@ -53,7 +53,7 @@ pub fn ensure(
     runner: &Runner,
     cancel: Option<&CancelToken>,
 ) -> Result<Result<Recorded, String>, SandboxError> {
-    let Some(io) = &task.io else {
+    let Tests::Inputs(io) = &task.tests else {
         return Ok(Err("the task has no tests that are inputs".into()));
     };
     // One recording per task, whichever worker comes first.
@@ -71,9 +71,7 @@ pub fn ensure(
             assertions: task.assertions.clone().into(),
             reference: Arc::clone(&reference),
             given: Arc::from(task.style.given()),
-            io: Some(Arc::clone(io)),
-            suite: None,
-            stdio: None,
+            tests: Tests::Inputs(Arc::clone(io)),
         };
         let result = runner.run(RECORD_TIMEOUT, &program, cancel, &|| {})?;
         match (&result.recorded, result.outcome) {
@@ -108,7 +106,7 @@ fn cache_file(plan: &Plan, python: &crate::sandbox::Interpreter) -> Option<PathB
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
     let mut key = Vec::new();
     for task in &plan.tasks {
-        if let Some(io) = &task.io {
+        if let Tests::Inputs(io) = &task.tests {
             for part in [task.id.as_str(), &reference_program(task), &io.spec(true)] {
                 key.extend_from_slice(part.len().to_string().as_bytes());
                 key.push(b'\n');
@@ -149,7 +147,11 @@ fn read_cache(file: &std::path::Path) -> Option<std::collections::HashMap<String
 pub fn save(file: &std::path::Path, plan: &Plan) {
     let mut tasks = std::collections::BTreeMap::new();
     for task in &plan.tasks {
-        if let Some(recorded) = task.io.as_ref().and_then(|io| io.recorded()) {
+        let recorded = match &task.tests {
+            Tests::Inputs(io) => io.recorded(),
+            Tests::Assertions | Tests::Suite(_) | Tests::Stdio(_) => None,
+        };
+        if let Some(recorded) = recorded {
             let times = serde_json::to_string(&recorded.times).unwrap_or_default();
             tasks.insert(task.id.clone(), (times, recorded.json.to_string()));
         }

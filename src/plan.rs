@@ -7,6 +7,9 @@ use std::sync::Arc;
 
 use crate::generations::{GenerationSet, TaskRef};
 use crate::input::InputError;
+use crate::spec::io_tests::IoTests;
+use crate::spec::stdio_tests::StdioTests;
+use crate::spec::suite::Suite;
 use crate::spec::{ProgramStyle, Task, TaskSet};
 
 /// What runs for one candidate.
@@ -27,16 +30,29 @@ pub struct Program {
     /// and constants the tests use (HumanEval 50's `encode_shift`), so no
     /// program can change them under the tests.
     pub given: Arc<str>,
-    /// The task's tests that are inputs (HumanEval+); then `setup` is empty
-    /// and `assertions` describe the inputs.
-    pub io: Option<Arc<crate::spec::io_tests::IoTests>>,
-    /// The task's `unittest` suite (BigCodeBench), run in the candidate's
-    /// process; then `setup` is empty and `assertions` name its methods.
-    pub suite: Option<Arc<crate::spec::suite::Suite>>,
-    /// The task's tests that are an input and an expected output
-    /// (LiveCodeBench, APPS/TACO); then `setup` is empty and `assertions`
-    /// describe the tests.
-    pub stdio: Option<Arc<crate::spec::stdio_tests::StdioTests>>,
+    /// What kind of tests the task has (its [`Task::tests`]).
+    pub tests: Tests,
+}
+
+/// The kind of tests a task has, and what the kinds other than assertions
+/// carry. Every kind keeps one entry of `assertions` per test, which the
+/// result's per-test marks follow; only [`Tests::Assertions`] runs them as
+/// code.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Tests {
+    /// Assertion strings, run after the setup (HumanEval, MBPP, lesson 70).
+    #[default]
+    Assertions,
+    /// Tests that are inputs, whose outputs are compared with the
+    /// reference's (HumanEval+); the setup is empty and the assertions
+    /// describe the inputs.
+    Inputs(Arc<IoTests>),
+    /// A `unittest` suite (BigCodeBench), run in the candidate's process;
+    /// the setup is empty and the assertions name its methods.
+    Suite(Arc<Suite>),
+    /// Tests that are an input and an expected output (LiveCodeBench,
+    /// APPS/TACO); the setup is empty and the assertions describe them.
+    Stdio(Arc<StdioTests>),
 }
 
 /// One candidate to evaluate.
@@ -246,9 +262,7 @@ pub fn assemble(
         assertions: Arc::clone(assertions),
         reference: Arc::clone(reference),
         given: Arc::from(task.style.given()),
-        io: task.io.clone(),
-        suite: task.suite.clone(),
-        stdio: task.stdio.clone(),
+        tests: task.tests.clone(),
     })
 }
 
@@ -280,9 +294,7 @@ mod tests {
             assertions: vec!["check".into()],
             post_process: PostProcess::ExtractCodeBlock,
             timeout_s: None,
-            io: None,
-            suite: None,
-            stdio: None,
+            tests: Tests::Assertions,
             reference: None,
         }
     }

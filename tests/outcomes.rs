@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use execscope::plan::{self, Program};
+use execscope::plan::{self, Program, Tests};
 use execscope::postprocess::PostProcess;
 use execscope::sandbox::{Interpreter, Limits, Outcome};
 use execscope::spec::{ProgramStyle, Task};
@@ -178,9 +178,7 @@ fn humaneval_task() -> Task {
         assertions: vec!["def check(c):\n    assert c(1) == 2\n\ncheck(inc)".into()],
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: Tests::Assertions,
         reference: None,
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use execscope::plan::Program;
+use execscope::plan::{Program, Tests};
 use execscope::sandbox::{CandidateResult, Interpreter, Limits, Runner};
 
 /// The real python3, resolved once; panics clearly when it is missing.
@@ -74,9 +74,7 @@ pub fn program(code: &str, assertions: &[&str]) -> Program {
         assertions: Arc::from(assertions.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
         reference: Arc::from(""),
         given: Arc::from(""),
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: Tests::Assertions,
     }
 }
 

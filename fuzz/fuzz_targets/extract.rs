@@ -27,9 +27,7 @@ fuzz_target!(|data: &[u8]| {
         assertions: vec!["check".into()],
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: plan::Tests::Assertions,
         reference: None,
     };
     let assertions: Arc<[String]> = task.assertions.clone().into();

@@ -133,7 +133,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
         "execscope: {}",
         execscope::integrity::describe(&settings.limits)
     );
-    let suites_n = plan.tasks.iter().filter(|t| t.suite.is_some()).count();
+    let suites_n = plan
+        .tasks
+        .iter()
+        .filter(|t| matches!(t.tests, execscope::plan::Tests::Suite(_)))
+        .count();
     if let Some(line) = execscope::integrity::in_process_line(suites_n) {
         eprintln!("execscope: {line}");
     }

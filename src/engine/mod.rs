@@ -10,7 +10,7 @@ use std::sync::{Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::plan::Plan;
+use crate::plan::{Plan, Tests};
 use crate::sandbox::{CancelToken, CandidateResult, Interpreter, Runner, SandboxError};
 use crate::schedule::Schedule;
 use crate::store::Store;
@@ -147,33 +147,30 @@ impl Shared {
     }
 
     fn timeout_for(&self, task: usize) -> Duration {
-        let task = self.plan.tasks.get(task);
-        if let Some(io) = task.and_then(|t| t.io.as_ref()) {
+        let Some(task) = self.plan.tasks.get(task) else {
+            return self.settings.timeout_for(None, None);
+        };
+        match &task.tests {
             // evalplus's time for the task's inputs (each has its own limit).
-            return io.timeout().unwrap_or(crate::expected::RECORD_TIMEOUT);
-        }
-        if let Some(stdio) = task.and_then(|t| t.stdio.as_ref()) {
+            Tests::Inputs(io) => io.timeout().unwrap_or(crate::expected::RECORD_TIMEOUT),
             // LiveCodeBench's global limit (each test has its own).
-            return stdio.timeout();
+            Tests::Stdio(stdio) => stdio.timeout(),
+            Tests::Suite(_) => self.settings.suite_timeout_for(&task.id),
+            Tests::Assertions => self.settings.timeout_for(Some(&task.id), task.timeout_s),
         }
-        if let Some(task) = task.filter(|t| t.suite.is_some()) {
-            return self.settings.suite_timeout_for(&task.id);
-        }
-        self.settings
-            .timeout_for(task.map(|t| t.id.as_str()), task.and_then(|t| t.timeout_s))
     }
 
     /// Why candidates of `task` cannot be judged, when its tests are inputs
     /// whose reference outputs could not be recorded (recorded now if they
     /// are not yet).
     fn unjudgeable(&self, task: usize) -> Result<Option<String>, SandboxError> {
-        let Some(task) = self.plan.tasks.get(task).filter(|t| t.io.is_some()) else {
+        let Some(task) = self.plan.tasks.get(task) else {
             return Ok(None);
         };
-        let fresh = task
-            .io
-            .as_ref()
-            .is_some_and(|io| io.expected.get().is_none());
+        let Tests::Inputs(io) = &task.tests else {
+            return Ok(None);
+        };
+        let fresh = io.expected.get().is_none();
         let recorded = crate::expected::ensure(task, &self.runner, Some(&self.cancel))?;
         if fresh && recorded.is_ok() {
             self.recorded.store(true, Ordering::SeqCst);

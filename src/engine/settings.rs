@@ -102,7 +102,11 @@ impl RunSettings {
     /// the confinement refuses (exec, new processes, the network) fails as
     /// that call's own error. Returns the line saying so, if it applies.
     pub fn settle_for(&mut self, plan: &crate::plan::Plan) -> Option<String> {
-        if self.suite_denylist || !plan.tasks.iter().any(|t| t.suite.is_some()) {
+        let suites = plan
+            .tasks
+            .iter()
+            .any(|t| matches!(t.tests, crate::plan::Tests::Suite(_)));
+        if self.suite_denylist || !suites {
             return None;
         }
         let status = self.limits.confinement();

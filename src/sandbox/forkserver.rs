@@ -152,7 +152,7 @@ impl ForkServer {
         let init = wire::fields(&[
             python.sys_path.join("\n").as_bytes(),
             denylist.as_bytes(),
-            wire::flags(limits).as_bytes(),
+            wire::Switches::of(limits).words().as_bytes(),
             preload.as_bytes(),
             &child_confinement,
         ]);

@@ -48,8 +48,8 @@ pub fn describe_payload(
     let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
     format!(
         "# the candidate process (its stdin)\n{}\n\n# the judge\n{}",
-        text(wire::candidate_payload(program, limits, python)),
-        text(wire::judge_payload(program, false))
+        text(wire::CandidatePayload::of(program, limits, python).encode()),
+        text(wire::JudgePayload::of(program, false).encode())
     )
 }
 

@@ -62,7 +62,7 @@ pub(super) fn run(
 ) -> Result<(CandidateResult, Usable), SandboxError> {
     let (call_candidate, call_judge) = socketpair_cloexec()?;
     let (verdict_r, verdict_w) = pipe_cloexec()?;
-    let payload = wire::candidate_payload(job.program, limits, python);
+    let payload = wire::CandidatePayload::of(job.program, limits, python).encode();
     let rlimits = limits::rlimits(limits, job.timeout);
     let t_begin = monotonic_ns();
     let started = Instant::now();
@@ -95,7 +95,7 @@ pub(super) fn run(
         }
     };
     let t_spawned = monotonic_ns();
-    let judge_body = wire::judge_payload(job.program, job.strict);
+    let judge_body = wire::JudgePayload::of(job.program, job.strict).encode();
     let fds = [verdict_w.as_raw_fd(), call_judge.as_raw_fd()];
     let judge_started = judge.start(&fds, &rlimits, &judge_body);
     drop((verdict_w, call_judge));

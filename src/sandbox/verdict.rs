@@ -10,8 +10,9 @@ use super::flags::add_flag;
 use super::job::Job;
 use super::limits;
 use super::supervise::{Observed, Side};
-use super::wire::{self, Report, Step};
+use super::wire::{self, Report, Step, StepId};
 use super::{CandidateResult, Failure, Limits, Outcome, Timing};
+use crate::plan::Tests;
 
 /// Host clock stamps around one candidate (monotonic ns) and its wall time.
 pub(super) struct Times {
@@ -49,11 +50,10 @@ pub(super) fn interpret(
         failure: None,
         edited: false,
         base: None,
-        integrity: job
-            .program
-            .suite
-            .as_ref()
-            .map(|_| super::Integrity::InProcess),
+        integrity: match job.program.tests {
+            Tests::Suite(_) => Some(super::Integrity::InProcess),
+            Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => None,
+        },
         recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
@@ -67,14 +67,14 @@ pub(super) fn interpret(
     } else if observed.timed_out {
         result.outcome = Outcome::Timeout;
         result.detail = format!("timed out after {:.1} s", job.timeout.as_secs_f64());
-    } else if report.step("c") == Some(Step::Syntax) {
+    } else if report.step(StepId::Program) == Some(Step::Syntax) {
         result.outcome = Outcome::SyntaxError;
-        result.detail = report.detail("c").to_owned();
+        result.detail = report.detail(StepId::Program).to_owned();
     } else if report.ended() {
         verdict(&report, job, &mut result);
-        if let Some(suite) = &job.program.suite {
-            let reasons = failed_steps(&report, job.program.assertions.len())
-                .map(|step| report.detail(&step));
+        if let Tests::Suite(suite) = &job.program.tests {
+            let reasons =
+                failed_steps(&report, job.program.assertions.len()).map(|step| report.detail(step));
             super::missing::blame_missing(&mut result, suite.missing(), reasons);
         }
         if result.outcome == Outcome::Error && report.lost.is_some() {
@@ -99,7 +99,7 @@ pub(super) fn interpret(
             judge_status.map_or("unknown".into(), |s| s.to_string())
         );
     }
-    if let (Some(io), None) = (&job.program.io, &result.base) {
+    if let (Tests::Inputs(io), None) = (&job.program.tests, &result.base) {
         // Decided before the tests (the program, the deadline): the base
         // tests share the outcome.
         result.base = Some(super::BaseVerdict {
@@ -114,31 +114,36 @@ pub(super) fn interpret(
 /// The outcome of a candidate whose judge finished, from its verdict.
 fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
     let total = job.program.assertions.len();
-    let failed = |step: &str, fallback: &str| -> String {
+    let failed = |step: StepId, fallback: &str| -> String {
         let why = report.detail(step);
         if why.is_empty() { fallback } else { why }.to_owned()
     };
-    match report.step("c") {
+    match report.step(StepId::Program) {
         Some(Step::Ok) => {}
         Some(Step::Memory) => return result.detail = "memory limit".into(),
         Some(Step::Fail) => {
             result.failure = report
-                .failure("c")
+                .failure(StepId::Program)
                 .and_then(|f| Failure::from_judge(f, None));
-            return result.detail = failed("c", "the code raised an exception");
+            return result.detail = failed(StepId::Program, "the code raised an exception");
         }
         Some(Step::Lost) => return,
         _ => return result.detail = "the judge's verdict is incomplete".into(),
     }
-    if !job.program.setup.is_empty() || job.program.suite.is_some() {
-        match report.step("s") {
+    let setup_ran = match job.program.tests {
+        Tests::Suite(_) => true,
+        Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => !job.program.setup.is_empty(),
+    };
+    if setup_ran {
+        match report.step(StepId::Setup) {
             Some(Step::Ok) => {}
             Some(Step::Memory) => return result.detail = "test setup failed: memory limit".into(),
             Some(Step::Fail) => {
                 result.failure = report
-                    .failure("s")
+                    .failure(StepId::Setup)
                     .and_then(|f| Failure::from_judge(f, None));
-                return result.detail = format!("test setup failed: {}", failed("s", "error"));
+                let why = failed(StepId::Setup, "error");
+                return result.detail = format!("test setup failed: {why}");
             }
             Some(Step::Lost) => return,
             _ => return result.detail = "the judge's verdict is incomplete".into(),
@@ -150,7 +155,7 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
     let mut per = Vec::with_capacity(total);
     let mut timed_out = None;
     for i in 1..=total {
-        match report.step(&format!("a{i}")) {
+        match report.step(StepId::Assertion(i)) {
             Some(Step::Ok) => per.push(true),
             Some(Step::Memory) => return result.detail = "memory limit".into(),
             Some(Step::Lost) => return,
@@ -163,29 +168,25 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
         }
     }
     result.recorded = report.recorded.as_deref().map(std::sync::Arc::from);
-    if let Some(io) = &job.program.io {
+    if let Tests::Inputs(io) = &job.program.tests {
         result.base = Some(base_verdict(&per[..io.base_count().min(total)], timed_out));
     }
     let passed = per.iter().filter(|p| **p).count();
     result.passed = passed as u32;
     result.score = passed as f64 / total as f64;
     if let Some(first) = per.iter().position(|p| !p) {
-        let step = format!("a{}", first + 1);
+        let step = StepId::Assertion(first + 1);
         result.failure = report
-            .failure(&step)
+            .failure(step)
             .and_then(|f| Failure::from_judge(f, Some(first as u32 + 1)));
         if timed_out == Some(first + 1) {
             // Its time limit, not the task's: the tests that are inputs.
             result.outcome = Outcome::Timeout;
             result.score = 0.0;
-            result.detail = format!("test {} {}", first + 1, failed(&step, "timed out"));
+            result.detail = format!("test {} {}", first + 1, failed(step, "timed out"));
         } else {
             result.outcome = Outcome::AssertionFail;
-            result.detail = format!(
-                "assertion {} failed: {}",
-                first + 1,
-                failed(&step, "failed")
-            );
+            result.detail = format!("assertion {} failed: {}", first + 1, failed(step, "failed"));
         }
     } else {
         result.outcome = Outcome::Pass;
@@ -194,15 +195,12 @@ fn verdict(report: &Report, job: &Job<'_>, result: &mut CandidateResult) {
 }
 
 /// The steps that failed: the program, or the setup, or the assertions.
-fn failed_steps(report: &Report, total: usize) -> impl Iterator<Item = String> + '_ {
-    let steps = ["c".to_owned(), "s".to_owned()]
-        .into_iter()
-        .chain((1..=total).map(|i| format!("a{i}")));
-    let mut failed: Vec<String> = Vec::new();
-    for step in steps {
-        if report.step(&step) == Some(Step::Fail) {
+fn failed_steps(report: &Report, total: usize) -> impl Iterator<Item = StepId> + '_ {
+    let mut failed = Vec::new();
+    for step in StepId::all(total) {
+        if report.step(step) == Some(Step::Fail) {
             // A program or setup that failed is the one reason.
-            let only = !step.starts_with('a');
+            let only = !matches!(step, StepId::Assertion(_));
             failed.push(step);
             if only {
                 break;

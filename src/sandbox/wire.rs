@@ -2,17 +2,18 @@
 //! down once; the harness files (`assets/harness/`) follow it line for line.
 //!
 //! **Host → candidate process** (stdin when fresh, the run frame of a fork
-//! server otherwise): length-prefixed fields ([`push_field`]): the program's
-//! code, the denylist (one name a line), `sys.path` (one a line), flags
-//! (`guard`, `confined`; `unittest`, `stdin` or `call` for how the program
-//! takes its tests). No test, expected value or verdict state.
+//! server otherwise; [`CandidatePayload`]): length-prefixed fields
+//! ([`push_field`]): the program's code, the denylist (one name a line),
+//! `sys.path` (one a line), flags (`guard`, `confined`; `unittest`, `stdin`
+//! or `call` for how the program takes its tests). No test, expected value
+//! or verdict state.
 //!
-//! **Host → judge** (always a fork server's child): the test setup, flags
-//! (`strict`; `io`, `unittest` or `stdio` for the kinds of tests that
-//! replace the setup by their spec), the task's reference program and the candidate's program
-//! (parsed and compiled, never run), the code the task gives (HumanEval's
-//! prompt, which the judge runs for its helpers), then one field per
-//! assertion.
+//! **Host → judge** (always a fork server's child; [`JudgePayload`]): the
+//! test setup, flags (`strict`; `io`, `unittest` or `stdio` for the kinds of
+//! tests that replace the setup by their spec), the task's reference program
+//! and the candidate's program (parsed and compiled, never run), the code
+//! the task gives (HumanEval's prompt, which the judge runs for its helpers),
+//! then one field per assertion.
 //!
 //! **Host ↔ fork server** (descriptor 0 of the server, a unix socket): the
 //! server's set-up (8 bytes of length, then fields: `sys.path`, denylist,
@@ -58,9 +59,20 @@
 //! the verdict as notes `@<kind> <length>\n<text>`, parsed by [`parse`]; a
 //! `failure` note is a step's name and a JSON object of the run file's
 //! `failure` keys (see [`super::failure::Failure`]).
+//!
+//! [`payload`] builds the two payloads from named fields, [`notes`] reads
+//! the judge's notes; `tests/data/wire_golden_*` hold a transcript of each
+//! payload and of the notes that both sides must reproduce (`golden.rs`).
 
-use super::{Interpreter, Limits};
-use crate::plan::Program;
+#[cfg(test)]
+mod golden;
+mod notes;
+mod payload;
+
+pub(super) use notes::{Report, Step, StepId, parse};
+pub(super) use payload::{CandidatePayload, JudgePayload};
+
+use super::Limits;
 
 /// Appends `field` as `<byte length>\n<bytes>`, the framing of every field
 /// (the harness's `_fields_of` reads it back).
@@ -88,274 +100,35 @@ pub(super) fn sized(body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// What the candidate process receives: the program and how to confine
-/// imports, nothing of the tests.
-pub(super) fn candidate_payload(
-    program: &Program,
-    limits: &Limits,
-    python: &Interpreter,
-) -> Vec<u8> {
-    let mut flags = flags(limits);
-    if program.suite.is_some() {
-        // Its tests run here, in the program's module (`assets/harness/suite.py`).
-        flags.push_str(" unittest");
-    }
-    if let Some(stdio) = &program.stdio {
-        // The program is built and fed here, as LiveCodeBench's grader
-        // does (`assets/harness/stdio.py`); the expected outputs are not sent.
-        flags.push(' ');
-        flags.push_str(stdio.mode.flag());
-    }
-    fields(&[
-        program.code.as_str(),
-        &limits.denylist.join("\n"),
-        &python.sys_path.join("\n"),
-        &flags,
-    ])
-}
-
-/// What the judge receives: the test setup, its flags, the task's reference
-/// program and the candidate's program (each parsed for the names it binds
-/// and how, and the latter compiled to see that it does; neither is run),
-/// the assertions.
-pub(super) fn judge_payload(program: &Program, strict: bool) -> Vec<u8> {
-    let mut flags = if strict { vec!["strict"] } else { vec![] };
-    if let Some(io) = &program.io {
-        // Tests that are inputs: the spec in place of the setup, no
-        // assertion fields (`assets/harness/io.py`). Without the reference's
-        // outputs the judge records them.
-        let record = io.recorded().is_none();
-        flags.push("io");
-        if record {
-            flags.push("record");
-        }
-        return fields(&[
-            io.spec(record).as_str(),
-            &flags.join(" "),
-            &program.reference,
-            &program.code,
-            &program.given,
-        ]);
-    }
-    if let Some(stdio) = &program.stdio {
-        // Tests that are an input and an expected output: the spec in place
-        // of the setup, no assertion fields (`assets/harness/stdio_verdict.py`).
-        flags.push("stdio");
-        return fields(&[
-            stdio.spec().as_str(),
-            &flags.join(" "),
-            &program.reference,
-            &program.code,
-            &program.given,
-        ]);
-    }
-    if program.suite.is_some() {
-        flags.push("unittest");
-    }
-    let setup = match &program.suite {
-        // The test module, in place of the setup; the assertions are its
-        // methods' names (`assets/harness/suite_verdict.py`).
-        Some(suite) => suite.code.as_str(),
-        None => program.setup.as_str(),
-    };
-    let mut out = fields(&[
-        setup,
-        &flags.join(" "),
-        &program.reference,
-        &program.code,
-        &program.given,
-    ]);
-    for a in program.assertions.iter() {
-        push_field(&mut out, a.as_bytes());
-    }
-    out
-}
-
-/// The candidate's switches: `guard` (the process guard) and `confined` (the
-/// kernel confinement is in force, so modules of the interpreter's own path
-/// may load a denied module for themselves).
-pub(super) fn flags(limits: &Limits) -> String {
-    let status = limits.confinement();
-    let mut words = Vec::new();
-    if limits.process_guard {
-        words.push("guard");
-    }
-    if status.enabled && status.files && status.seccomp {
-        words.push("confined");
-    }
-    words.join(" ")
-}
-
-/// How one step (the program, the setup, an assertion) ended.
+/// The candidate's switches, in its payload and a fork server's set-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Step {
-    Ok,
-    Fail,
-    Memory,
-    /// The program does not compile (step `c` only).
-    Syntax,
-    /// The candidate process stopped answering, or broke the protocol.
-    Lost,
-    /// A test that is an input took longer than its limit.
-    Timeout,
-    /// Not run: an earlier step stopped the run.
-    Skip,
+pub(super) struct Switches {
+    /// `guard`: the process guard is on.
+    pub guard: bool,
+    /// `confined`: the kernel confinement is in force, so modules of the
+    /// interpreter's own path may load a denied module for themselves.
+    pub confined: bool,
 }
 
-/// The judge's verdict as it arrived (see `assets/harness/judge.py`).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(super) struct Report {
-    /// The judge's monotonic clock when it started (ns).
-    pub start_ns: Option<u64>,
-    /// When the program's top level had run (ns).
-    pub ready_ns: Option<u64>,
-    /// Each step's result by name (`c`, `s`, `a1`...), first record wins.
-    pub steps: Vec<(String, Step)>,
-    /// Why each failed step failed, by step name.
-    pub details: Vec<(String, String)>,
-    /// What the tests saw when each failed step failed (JSON, explain.py),
-    /// by step name.
-    pub failures: Vec<(String, String)>,
-    /// The flags the judge raised.
-    pub flags: Vec<String>,
-    /// How and when the candidate process stopped answering.
-    pub lost: Option<String>,
-    /// Every step ran; the judge's clock then (ns).
-    pub end_ns: Option<u64>,
-    /// What the reference returned in record mode (JSON, `io.py`).
-    pub recorded: Option<String>,
-}
-
-impl Report {
-    /// The result of step `name`, if its record arrived.
-    pub fn step(&self, name: &str) -> Option<Step> {
-        self.steps.iter().find(|(n, _)| n == name).map(|(_, s)| *s)
-    }
-
-    /// The detail of step `name`, or empty.
-    pub fn detail(&self, name: &str) -> &str {
-        of_step(&self.details, name).unwrap_or("")
-    }
-
-    /// What the tests saw when step `name` failed, if the judge said.
-    pub fn failure(&self, name: &str) -> Option<&str> {
-        of_step(&self.failures, name)
-    }
-
-    /// Whether the judge finished.
-    pub fn ended(&self) -> bool {
-        self.end_ns.is_some()
-    }
-}
-
-/// Most characters of a detail the host keeps.
-pub(super) const DETAIL_MAX: usize = 16 * 1024;
-/// Most characters of a failure record the host reads (its values are
-/// bounded one by one when it is read: `failure.rs`).
-const FAILURE_MAX: usize = 64 * 1024;
-
-/// Reads the judge's notes; stops at the first byte that is not one.
-pub(super) fn parse(data: &[u8]) -> Report {
-    let mut report = Report::default();
-    let mut pos = 0;
-    while let Some((kind, text, used)) = note(&data[pos..]) {
-        pos += used;
-        let mut text = String::from_utf8_lossy(text).into_owned();
-        let max = match kind {
-            "failure" => FAILURE_MAX,
-            "recorded" => usize::MAX,
-            _ => DETAIL_MAX,
-        };
-        if text.len() > max {
-            let cut = (0..=max).rev().find(|&i| text.is_char_boundary(i));
-            text.truncate(cut.unwrap_or(0));
-        }
-        let (name, rest) = text.split_once(' ').unwrap_or((&text, ""));
-        match kind {
-            "start" => report.start_ns = text.parse().ok(),
-            "ready" => report.ready_ns = text.parse().ok(),
-            "end" => report.end_ns = text.parse().ok(),
-            "step" => {
-                let step = match rest {
-                    "ok" => Step::Ok,
-                    "fail" => Step::Fail,
-                    "memory" => Step::Memory,
-                    "syntax" => Step::Syntax,
-                    "lost" => Step::Lost,
-                    "timeout" => Step::Timeout,
-                    _ => Step::Skip,
-                };
-                if report.step(name).is_none() {
-                    report.steps.push((name.to_owned(), step));
-                }
-            }
-            "detail" if of_step(&report.details, name).is_none() => {
-                report.details.push((name.to_owned(), rest.to_owned()));
-            }
-            "failure" if of_step(&report.failures, name).is_none() => {
-                report.failures.push((name.to_owned(), rest.to_owned()));
-            }
-            "flag" => super::flags::add_flag(&mut report.flags, &text),
-            "lost" => report.lost = Some(text),
-            "recorded" if report.recorded.is_none() => report.recorded = Some(text),
-            _ => {}
+impl Switches {
+    /// The switches `limits` ask for.
+    pub fn of(limits: &Limits) -> Switches {
+        let status = limits.confinement();
+        Switches {
+            guard: limits.process_guard,
+            confined: status.enabled && status.files && status.seccomp,
         }
     }
-    report
-}
 
-/// The text recorded for step `name` in `notes` (the first, which wins).
-fn of_step<'a>(notes: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    notes
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, text)| text.as_str())
-}
-
-/// One note at the start of `data`: its kind, its text and the bytes it took.
-fn note(data: &[u8]) -> Option<(&str, &[u8], usize)> {
-    let rest = data.strip_prefix(b"@")?;
-    let space = rest.iter().take(16).position(|&b| b == b' ')?;
-    let kind = std::str::from_utf8(&rest[..space]).ok()?;
-    let after = &rest[space + 1..];
-    let nl = after.iter().take(20).position(|&b| b == b'\n')?;
-    let len: usize = std::str::from_utf8(&after[..nl]).ok()?.parse().ok()?;
-    let text = after.get(nl + 1..(nl + 1).checked_add(len)?)?;
-    Some((kind, text, 1 + space + 1 + nl + 1 + len))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_judges_notes_are_read_in_order_and_first_results_win() {
-        let data = b"@start 1\n5@ready 1\n6@step 4\nc ok@step 7\na1 fail@detail 8\na1 false@step 5\na1 ok@flag 12\nalways-equal@end 2\n99";
-        let r = parse(data);
-        assert_eq!(r.start_ns, Some(5));
-        assert_eq!(r.ready_ns, Some(6));
-        assert_eq!(
-            r.steps,
-            vec![("c".into(), Step::Ok), ("a1".into(), Step::Fail)]
-        );
-        assert_eq!(r.detail("a1"), "false");
-        assert_eq!(r.flags, vec!["always-equal".to_string()]);
-        assert_eq!(r.end_ns, Some(99));
-    }
-
-    #[test]
-    fn any_bytes_are_read_without_a_panic_and_a_long_detail_is_cut() {
-        for data in [
-            &b"@detail 18446744073709551615\nx"[..],
-            b"@flag 99999999999999999999\n",
-            b"@\n@ \n@x 1\n",
-            b"\xff\xfe",
-        ] {
-            let r = parse(data);
-            assert!(r.steps.is_empty() && !r.ended());
+    /// The flags' words for them, space-separated.
+    pub fn words(self) -> String {
+        let mut words = Vec::new();
+        if self.guard {
+            words.push("guard");
         }
-        let mut long = format!("@detail {}\na1 ", 100_003).into_bytes();
-        long.extend(std::iter::repeat_n(b'x', 100_000));
-        assert_eq!(parse(&long).detail("a1").len(), DETAIL_MAX - 3);
+        if self.confined {
+            words.push("confined");
+        }
+        words.join(" ")
     }
 }

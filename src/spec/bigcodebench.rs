@@ -79,9 +79,7 @@ fn record(
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
         reference,
-        io: None,
-        suite: Some(Arc::new(suite)),
-        stdio: None,
+        tests: crate::plan::Tests::Suite(Arc::new(suite)),
     })
 }
 

@@ -94,7 +94,7 @@ fn record(
         });
     }
     task.assertions = assertions;
-    task.io = Some(Arc::new(IoTests {
+    task.tests = crate::plan::Tests::Inputs(Arc::new(IoTests {
         entry_point,
         atol,
         groups,

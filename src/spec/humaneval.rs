@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::{ProgramStyle, Task, TaskSet};
 use crate::input::{self, InputError};
+use crate::plan::Tests;
 use crate::postprocess::PostProcess;
 
 pub(super) fn read(path: &Path, text: &str, set: &mut TaskSet) {
@@ -55,9 +56,7 @@ pub(super) fn record(
         setup: String::new(),
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: Tests::Assertions,
         reference,
     })
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::{ProgramStyle, SkippedTask, Task, TaskSet};
 use crate::input::{self, InputError};
+use crate::plan::Tests;
 use crate::postprocess::PostProcess;
 
 const FIELDS: [&str; 8] = [
@@ -164,9 +165,7 @@ fn validate(
         post_process,
         timeout_s,
         reference: None,
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: Tests::Assertions,
     }))
 }
 

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{ProgramStyle, Task, TaskSet};
 use crate::input::{self, InputError};
+use crate::plan::Tests;
 use crate::postprocess::PostProcess;
 
 pub(super) fn read_jsonl(path: &Path, text: &str, set: &mut TaskSet) {
@@ -84,9 +85,7 @@ fn task_from(
         assertions,
         post_process: PostProcess::ExtractCodeBlock,
         timeout_s: None,
-        io: None,
-        suite: None,
-        stdio: None,
+        tests: Tests::Assertions,
         reference,
     })
 }

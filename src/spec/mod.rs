@@ -81,15 +81,9 @@ pub struct Task {
     /// A known-good solution shipped with the task (HumanEval canonical solution,
     /// MBPP reference code), usable with `--reference`.
     pub reference: Option<String>,
-    /// Tests that are inputs (HumanEval+): then `assertions` only describe
-    /// them, one per input.
-    pub io: Option<std::sync::Arc<io_tests::IoTests>>,
-    /// Tests that are a `unittest` suite (BigCodeBench): then `setup` is
-    /// empty and `assertions` are its test methods' names.
-    pub suite: Option<std::sync::Arc<suite::Suite>>,
-    /// Tests that are an input and an expected output (LiveCodeBench,
-    /// APPS/TACO): then `assertions` only describe them, one per test.
-    pub stdio: Option<std::sync::Arc<stdio_tests::StdioTests>>,
+    /// The kind of tests: assertions, or one whose `assertions` only
+    /// describe the tests, one per test (inputs, a suite's methods, stdio).
+    pub tests: crate::plan::Tests,
 }
 
 /// A task that was read but is not executed (a non-`code_exec` lesson-70 task).

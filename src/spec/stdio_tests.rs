@@ -100,9 +100,7 @@ pub(super) fn task(
         post_process: crate::postprocess::PostProcess::ExtractCodeBlock,
         timeout_s: None,
         reference,
-        io: None,
-        suite: None,
-        stdio: Some(std::sync::Arc::new(stdio)),
+        tests: crate::plan::Tests::Stdio(std::sync::Arc::new(stdio)),
     }
 }
 

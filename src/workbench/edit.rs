@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::Workbench;
 use crate::engine::RunSettings;
-use crate::plan::Program;
+use crate::plan::{Program, Tests};
 use crate::sandbox::CandidateResult;
 
 /// The edit being made to one candidate.
@@ -193,9 +193,7 @@ impl Workbench {
             assertions: task.assertions.clone().into(),
             reference: std::sync::Arc::from(""),
             given: std::sync::Arc::from(""),
-            io: None,
-            suite: None,
-            stdio: None,
+            tests: Tests::Assertions,
         })
     }
 }

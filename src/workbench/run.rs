@@ -93,7 +93,11 @@ impl Workbench {
         for line in crate::environment::lines(&missing, &python) {
             self.notify(line, false);
         }
-        let suites = plan.tasks.iter().filter(|t| t.suite.is_some()).count();
+        let suites = plan
+            .tasks
+            .iter()
+            .filter(|t| matches!(t.tests, crate::plan::Tests::Suite(_)))
+            .count();
         if let Some(line) = crate::integrity::in_process_line(suites) {
             self.notify(line, false);
         }
