@@ -237,12 +237,11 @@ def _receive_command(sock):
 def _serve(role):
     """Serves the host's commands until it goes away; returns only in a
     forked child, with that child's role and payload fields."""
-    global _child
-    import _signal as signal_module
+    global _child, _signal
+    import _signal
     import _socket
     import resource
 
-    globals()["_signal"] = signal_module
     sock = _socket.socket(fileno=0)
     size = _read_exactly(0, 8)
     if size is None:
@@ -275,7 +274,7 @@ def _serve(role):
     import gc
 
     gc.freeze()
-    signal_module.signal(signal_module.SIGTERM, _on_host_death)
+    _signal.signal(_signal.SIGTERM, _on_host_death)
     _report("ready")
     while True:
         command, fds = _receive_command(sock)
