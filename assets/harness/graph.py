@@ -139,6 +139,10 @@ class _Encoder:
             return self.node(["c", v.real, v.imag])
         if t is range:
             return self.node(["r", self.slot(v.start), self.slot(v.stop), self.slot(v.step)])
+        if t is slice:
+            return self.node(["S", self.slot(v.start), self.slot(v.stop), self.slot(v.step)])
+        if v is NotImplemented or v is Ellipsis:
+            return self.node(["~", "NotImplemented" if v is NotImplemented else "Ellipsis"])
         if t is _std("fractions", "Fraction"):
             return self.node(["F", self.slot(v.numerator), self.slot(v.denominator)])
         if t is _std("decimal", "Decimal"):

@@ -11,9 +11,11 @@
 #   always-equal       its `__eq__` (`__ne__`) said equal to a test's value
 #                      and to a probe, a fresh value like it that it could not
 #                      have expected (asked in random order with the real one)
-#   candidate-decided  a truth value; an ordering against a test's value; a
-#                      `__contains__` that also holds the probe; arithmetic with
-#                      a test's value whose data result the probe gives too;
+#   candidate-decided  a truth value the test's code tests itself (`assert
+#                      obj`, not `bool(obj) == True`); an ordering against a
+#                      test's value; a `__contains__` that also holds the
+#                      probe; arithmetic with a test's value whose data
+#                      result the probe gives too;
 #                      `isinstance` answered by its object; and any operation
 #                      on an object that derives from a builtin data type (a
 #                      `str` whose `startswith` says yes)
@@ -97,7 +99,8 @@ def _judge_op(op, h, operands):
     result = _request(op, h, operands, what)
     if op == "setattr" or op == "delattr":
         return result
-    if object.__getattribute__(h, "_sub") or op == "bool" or (op in _ORDERS and data):
+    ordered = op in _ORDERS and data and result is not NotImplemented
+    if object.__getattribute__(h, "_sub") or (op == "bool" and _tested_directly()) or ordered:
         _decided[0] = True
     elif op == "contains" and data and result is True:
         if _request(op, h, (_probe_like(operands[0]),), what) is True:
@@ -107,6 +110,21 @@ def _judge_op(op, h, operands):
         if _type(other) is _type(result) and other == result:
             _decided[0] = True
     return result
+
+
+def _tested_directly():
+    """Whether the truth value being asked for is tested by the test's own
+    code (`assert obj`, `if obj`, `not obj`), not through `bool()` whose
+    result the test compares: the caller of the stand-in's `__bool__` is
+    at a jump or a `not`."""
+    import dis
+
+    try:
+        frame = sys._getframe(3)
+        name = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+    except _BaseException:
+        return True
+    return "JUMP" in name or name == "UNARY_NOT"
 
 
 def _compared(op, h, value, what):

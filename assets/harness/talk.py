@@ -203,8 +203,17 @@ def _is_stand_in(v):
     return _type(v) in _STAND_INS
 
 
-def _iterate(a):
-    return iter(a)
+def _dunder(name):
+    """`type(a).<name>(a, b)` as CPython calls it for an operator, so that
+    NotImplemented comes back and the caller's side reflects as it would."""
+
+    def op(a, *rest):
+        method = getattr(_type(a), name, None)
+        if method is None:
+            return NotImplemented
+        return method(a, *rest)
+
+    return op
 
 
 _OPS = {
@@ -212,16 +221,10 @@ _OPS = {
     "setattr": setattr,
     "delattr": delattr,
     "instance": isinstance,
-    "eq": lambda a, b: a == b,
-    "ne": lambda a, b: a != b,
-    "lt": lambda a, b: a < b,
-    "le": lambda a, b: a <= b,
-    "gt": lambda a, b: a > b,
-    "ge": lambda a, b: a >= b,
     "bool": bool,
     "len": len,
     "hash": hash,
-    "iter": _iterate,
+    "iter": iter,
     "next": next,
     "reversed": reversed,
     "enter": lambda a: a.__enter__(),
@@ -241,35 +244,13 @@ _OPS = {
     "pos": lambda a: +a,
     "abs": abs,
     "invert": lambda a: ~a,
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "matmul": lambda a, b: a @ b,
-    "truediv": lambda a, b: a / b,
-    "floordiv": lambda a, b: a // b,
-    "mod": lambda a, b: a % b,
-    "divmod": divmod,
-    "pow": lambda a, b, *m: pow(a, b, *m),
-    "and": lambda a, b: a & b,
-    "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-    "lshift": lambda a, b: a << b,
-    "rshift": lambda a, b: a >> b,
-    "radd": lambda a, b: b + a,
-    "rsub": lambda a, b: b - a,
-    "rmul": lambda a, b: b * a,
-    "rmatmul": lambda a, b: b @ a,
-    "rtruediv": lambda a, b: b / a,
-    "rfloordiv": lambda a, b: b // a,
-    "rmod": lambda a, b: b % a,
-    "rdivmod": lambda a, b: divmod(b, a),
-    "rpow": lambda a, b: b**a,
-    "rand": lambda a, b: b & a,
-    "ror": lambda a, b: b | a,
-    "rxor": lambda a, b: b ^ a,
 }
-
-
+for _op in (
+    "eq ne lt le gt ge add sub mul matmul truediv floordiv mod divmod pow and or xor lshift rshift "
+    "radd rsub rmul rmatmul rtruediv rfloordiv rmod rdivmod rpow rand ror rxor"
+).split():
+    _OPS[_op] = _dunder("__" + _op + "__")
+del _op
 def _make_exception(cls, args, message, line, attrs):
     """The exception an X node describes, as an object of this side."""
     if _type(cls) is not _type or not issubclass(cls, BaseException) or _type(args) is not tuple:

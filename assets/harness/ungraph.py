@@ -13,6 +13,7 @@ _CHILDREN = {
     "K": lambda n: n[4:5],
     "X": lambda n: [n[1], n[2]] + [p for p in (n[5] if _type(n[5]) is list else ())],
     "r": lambda n: n[1:4],
+    "S": lambda n: n[1:4],
     "F": lambda n: n[1:3],
     "m": lambda n: n[1:3],
     "T": lambda n: n[9:10] if n[1] == "t" else n[6:7] if n[1] == "h" else (),
@@ -192,6 +193,14 @@ class _Decoder:
             import decimal
 
             return decimal.Decimal(_str_node(n[1]))
+        if tag == "S":
+            return slice(v(n[1]), v(n[2]), v(n[3]))
+        if tag == "~":
+            if n[1] == "NotImplemented":
+                return NotImplemented
+            if n[1] == "Ellipsis":
+                return Ellipsis
+            raise _NotData("an unknown singleton")
         if tag == "T":
             return _datetime_of(n, v)
         if tag == "m":
