@@ -6,7 +6,8 @@
 //! per-assertion verdicts must be identical. Correct programs carry no flag;
 //! wrong answers that only a run-time binding or a lying object passes carry
 //! the flag that says so. The bridge's own unit tests
-//! (`tests/harness/bridge_test.py`) run here too.
+//! (`tests/harness/bridge_test.py`) run here too, and the harness's side of
+//! the golden wire transcripts (`tests/harness/golden_test.py`).
 
 use std::io::Write;
 use std::path::Path;
@@ -309,9 +310,11 @@ def origin():
     );
 }
 
-#[test]
-fn the_bridge_unit_tests_pass() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/harness/bridge_test.py");
+/// Runs a Python test script of `tests/harness/`; it must say its checks passed.
+fn python_test(script: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/harness")
+        .join(script);
     let out = Command::new(&python().executable)
         .arg(script)
         .output()
@@ -322,4 +325,14 @@ fn the_bridge_unit_tests_pass() {
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_bridge_unit_tests_pass() {
+    python_test("bridge_test.py");
+}
+
+#[test]
+fn the_harness_reads_and_writes_the_golden_wire_transcripts() {
+    python_test("golden_test.py");
 }
