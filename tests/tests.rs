@@ -30,6 +30,8 @@
 //! - `isolation`: nothing one candidate does reaches another; floods cost the host little.
 //! - `redteam`: the routes a fresh attacker found against the judge, each a test.
 //! - `redteam3`: the routes a third attacker found (exception classes, control characters).
+//! - `redteam4`: the routes a fourth attacker found against the object bridge (run-time
+//!   names, truthy answers, telling the probe apart, StopIteration, a crashing judge).
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -72,6 +74,7 @@ mod outcomes;
 mod readers;
 mod redteam;
 mod redteam3;
+mod redteam4;
 mod report;
 mod result_files;
 #[cfg(feature = "gui")]

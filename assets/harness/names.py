@@ -226,7 +226,9 @@ def _bind(bindings, requested, namespace, task, strict):
             # Only the program's imports name the judge's own objects.
             continue
         # A name the reference binds the same way is one the task asks for.
-        hides = (ref.get(name) != how and _hides(name, value)) or name in redefined
+        # (A name the program's text does not bind, it bound at run time.)
+        same_as_reference = how is not None and ref.get(name) == how
+        hides = (not same_as_reference and _hides(name, value)) or name in redefined
         # (Every name asked for is one the tests read as a global.)
         if hides:
             _flag("shadowed-name")

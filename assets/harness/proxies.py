@@ -8,14 +8,19 @@
 #
 # Flags: an operation lets the candidate decide an assertion when it could
 # use what the test holds to do so:
-#   always-equal       its `__eq__` (`__ne__`) said equal to a test's value
-#                      and to a probe, a fresh value like it that it could not
-#                      have expected (asked in random order with the real one)
+#   always-equal       its `__eq__` (`__ne__`) said equal (any true answer)
+#                      to a test's value and to a probe: a fresh value of the
+#                      same type and shape with one part changed, asked in
+#                      random order with the real one, so that from the pair
+#                      a program cannot tell which is the test's
 #   candidate-decided  a truth value the test's code tests itself (`assert
-#                      obj`, not `bool(obj) == True`); an ordering against a
-#                      test's value; a `__contains__` that also holds the
-#                      probe; arithmetic with a test's value whose data
-#                      result the probe gives too;
+#                      obj`, not `bool(obj) == True`; through `__bool__` or
+#                      `__len__`); an ordering against a test's value; a
+#                      `__contains__` that also holds the probe; arithmetic
+#                      with a test's value whose data result ignores it (the
+#                      probe's is the same, or nearer than a thousandth of
+#                      the change); a call that raised StopIteration (it ends
+#                      the test's iteration);
 #                      `isinstance` answered by its object; and any operation
 #                      on an object that derives from a builtin data type (a
 #                      `str` whose `startswith` says yes)
@@ -73,7 +78,13 @@ def _request(op, target, operands, what):
 
 
 def _call(target, args, kwargs, what):
-    return _judge_converse("call", _call_body(target, args, kwargs), what)
+    try:
+        return _judge_converse("call", _call_body(target, args, kwargs), what)
+    except StopIteration:
+        # A function whose StopIteration ends the test's iteration (`all(map(f,
+        # xs))`) decides what that iteration saw.
+        _decided[0] = True
+        raise
 
 
 def _judge_converse(kind, body, what):
@@ -93,23 +104,40 @@ _ARITHMETIC = frozenset(
 def _judge_op(op, h, operands):
     kind = object.__getattribute__(h, "_kind")
     what = lambda: op + " on a " + kind
-    data = _len(operands) > 0 and _plain_value(operands[0])
-    if (op == "eq" or op == "ne") and data:
-        return _compared(op, h, operands[0], what)
+    data = _len(operands) > 0 and not _is_stand_in(operands[0]) and _type(operands[0]) is not _Proxy
+    if (op == "eq" or op == "ne" or op == "contains") and data:
+        return _with_probe(op, h, operands[0], what)
     result = _request(op, h, operands, what)
     if op == "setattr" or op == "delattr":
         return result
     ordered = op in _ORDERS and data and result is not NotImplemented
-    if object.__getattribute__(h, "_sub") or (op == "bool" and _tested_directly()) or ordered:
+    truth = (op == "bool" or op == "len") and _tested_directly()
+    if object.__getattribute__(h, "_sub") or truth or ordered:
         _decided[0] = True
-    elif op == "contains" and data and result is True:
-        if _request(op, h, (_probe_like(operands[0]),), what) is True:
-            _decided[0] = True
-    elif op in _ARITHMETIC and data and _plain_value(result):
-        other = _request(op, h, (_probe_like(operands[0]),) + tuple(operands[1:]), what)
-        if _type(other) is _type(result) and other == result:
+    elif op in _ARITHMETIC and data and _plain(result) and result is not NotImplemented:
+        probe = _probe_like(operands[0])
+        other = _request(op, h, (probe,) + tuple(operands[1:]), what)
+        if _insensitive(result, other, operands[0], probe):
             _decided[0] = True
     return result
+
+
+def _insensitive(result, other, value, probe):
+    """Whether an operation's data result ignored its operand: the probe, a
+    value near the test's, gave the same result, or for numbers one nearer
+    than a thousandth of the change."""
+    if not _plain(other):
+        return True
+    numbers = (int, float, complex, bool)
+    if _type(result) in numbers and _type(other) in numbers and _type(value) in numbers:
+        try:
+            return abs(result - other) <= abs(value - probe) * 1e-3
+        except _BaseException:
+            return True
+    try:
+        return result == other
+    except _BaseException:
+        return True
 
 
 def _tested_directly():
@@ -127,60 +155,100 @@ def _tested_directly():
     return "JUMP" in name or name == "UNARY_NOT"
 
 
-def _compared(op, h, value, what):
-    """`h == value` (or !=), with a probe asked in random order: an object
-    that says equal to both is flagged always-equal."""
+def _with_probe(op, h, value, what):
+    """`h == value` (`!=`, `value in h`), with a probe asked in random order:
+    an object that says yes to both is flagged (always-equal for a
+    comparison, candidate-decided for `in`). Each answer's truth is taken
+    as it comes, before the candidate runs again."""
     import random
 
     probe = _probe_like(value)
     first = random.random() < 0.5
     if first:
-        said = _request(op, h, (probe,), what)
+        said = _says(op, _request(op, h, (probe,), what))
     result = _request(op, h, (value,), what)
+    real = _says(op, result)
     if not first:
-        said = _request(op, h, (probe,), what)
-    equal = True if op == "eq" else False
-    if result is equal:
-        if said is equal:
-            _decided[1] = True
+        said = _says(op, _request(op, h, (probe,), what))
+    if real and said:
+        _decided[1 if op != "contains" else 0] = True
     if object.__getattribute__(h, "_sub"):
         _decided[0] = True
     return result
 
 
-def _plain_value(v):
-    t = _type(v)
-    return t in (int, float, str, bytes, bool, complex, list, tuple, dict, set, frozenset) or v is None
+def _says(op, answer):
+    """Whether an answer of the candidate's says "equal" (for `!=`: not
+    unequal; for `in`: contained): its truth as data; an answer that is an
+    object of the candidate's might say anything."""
+    if answer is NotImplemented:
+        return False
+    if not _plain(answer):
+        return True
+    try:
+        truth = bool(answer)
+    except _BaseException:
+        return True
+    return not truth if op == "ne" else truth
 
 
 def _probe_like(v):
-    """A fresh value like `v` (of its type, near it) that no program could
-    have expected."""
+    """A fresh value like `v` that no program could have expected, and that
+    a program cannot tell from it: the same type and shape, one part of it
+    changed the way the real value could have differed (so from the pair it
+    sees, neither is more likely the test's)."""
     import random
 
-    r = random.getrandbits(40)
     t = _type(v)
     if t is bool:
         return not v
     if t is int:
-        return v + 1 + r % 7
+        return v + random.choice((-1, 1)) * random.randint(1, max(2, abs(v) // 2 + 1))
     if t is float:
-        return v + 1.0 + (r % 1000) / 1000.0
-    if t is str:
-        return v + chr(0x4E00 + r % 20000)
-    if t is bytes:
-        return v + bytes([r % 256])
-    if t is list:
-        return v + [r]
-    if t is tuple:
-        return v + (r,)
+        if v != v or v in (float("inf"), float("-inf")):
+            return random.uniform(-1e6, 1e6)
+        return v + random.choice((-1, 1)) * (abs(v) * random.uniform(0.01, 0.5) + random.uniform(0.01, 1.0))
+    if t is complex:
+        return complex(_probe_like(v.real), v.imag)
+    if t is str or t is bytes:
+        if not v:
+            return t() + (random.choice("abcdefghij") if t is str else bytes([random.randrange(97, 107)]))
+        i = random.randrange(_len(v))
+        pool = _like_pool(v[i] if t is str else chr(v[i]))
+        c = random.choice([x for x in pool if x != (v[i] if t is str else chr(v[i]))] or ["x"])
+        return v[:i] + (c if t is str else c.encode("latin-1", "replace")[:1]) + v[i + 1 :]
+    if t is list or t is tuple:
+        if not v:
+            return t([random.randint(0, 9)])
+        i = random.randrange(_len(v))
+        items = list(v)
+        items[i] = _probe_like(items[i])
+        return t(items)
     if t is dict:
         probe = dict(v)
-        probe[r] = r
+        if probe:
+            key = random.choice(list(probe))
+            probe[key] = _probe_like(probe[key])
+        else:
+            probe[random.randint(0, 9)] = random.randint(0, 9)
         return probe
     if t is set or t is frozenset:
-        return t(v) | {r}
-    return "execscope probe %x" % r
+        items = list(v)
+        if items:
+            items[random.randrange(_len(items))] = _probe_like(items[0])
+        else:
+            items.append(random.randint(0, 9))
+        return t(items)
+    return random.randint(0, 9)
+
+
+def _like_pool(c):
+    import string
+
+    for pool in (string.ascii_lowercase, string.ascii_uppercase, string.digits, string.punctuation + " "):
+        if c in pool:
+            return pool
+    return string.ascii_lowercase
 
 
 def _judge_may(kind, body):

@@ -125,7 +125,7 @@ class _Decoder:
             obj.clear()
             obj.extend([self.value(s) for s in n[3:]])
         elif tag == "B":
-            obj[:] = bytes.fromhex(_str_node(n[2]))
+            obj[:] = bytes.fromhex(_string(n[2]))
         else:
             start = 2
             if tag == "D":
@@ -178,21 +178,21 @@ class _Decoder:
         if tag == "X":
             return self.hooks[3](v(n[1]), v(n[2]), n[3], n[4], [v(p) for p in n[5]])
         if tag == "i":
-            return int(_str_node(n[1]), 16)
+            return int(_string(n[1]), 16)
         if tag == "b":
-            return bytes.fromhex(_str_node(n[1]))
+            return bytes.fromhex(_string(n[1]))
         if tag == "c":
-            return complex(_num(n[1]), _num(n[2]))
+            return complex(_number(n[1]), _number(n[2]))
         if tag == "r":
-            return range(_whole(v(n[1])), _whole(v(n[2])), _whole(v(n[3])))
+            return range(_integer(v(n[1])), _integer(v(n[2])), _integer(v(n[3])))
         if tag == "F":
             import fractions
 
-            return fractions.Fraction(_whole(v(n[1])), _whole(v(n[2])))
+            return fractions.Fraction(_integer(v(n[1])), _integer(v(n[2])))
         if tag == "E":
             import decimal
 
-            return decimal.Decimal(_str_node(n[1]))
+            return decimal.Decimal(_string(n[1]))
         if tag == "S":
             return slice(v(n[1]), v(n[2]), v(n[3]))
         if tag == "~":
@@ -225,13 +225,13 @@ class _Decoder:
 
             if _type(n[2]) is not str or _type(n[3]) is not list:
                 raise _NotData("a malformed namedtuple class")
-            obj = collections.namedtuple(n[2], [_str_node(f) for f in n[3]])
+            obj = collections.namedtuple(n[2], [_string(f) for f in n[3]])
         else:
             parent = v(n[4])
             if parent is not None and not (_type(parent) is _type and issubclass(parent, BaseException)):
                 raise _NotData("an exception class whose base is not one")
-            base = parent if parent is not None else self.hooks[2](_str_node(n[3]))
-            obj = _type(_str_node(n[2])[:200], (base,), {"__str__": _mirror_str, "__module__": "__main__"})
+            base = parent if parent is not None else self.hooks[2](_string(n[3]))
+            obj = _type(_string(n[2])[:200], (base,), {"__str__": _mirror_str, "__module__": "__main__"})
         if n[1] is not None:
             _register(_sid(n, 1), obj)
         return obj
@@ -250,48 +250,30 @@ def _sid(n, i):
     return n[i]
 
 
-def _str_node(x):
-    if _type(x) is not str:
-        raise _NotData("expected a string")
-    return x
-
-
-def _whole(x):
-    if _type(x) is not int:
-        raise _NotData("expected an integer")
-    return x
-
-
 def _int_or_none(x):
-    return None if x is None else _whole(x)
-
-
-def _num(x):
-    if _type(x) is not int and _type(x) is not float:
-        raise _NotData("expected a number")
-    return x
+    return None if x is None else _integer(x)
 
 
 def _datetime_of(n, v):
     import datetime as m
 
     kind = n[1]
-    ints = [_whole(x) for x in n[2:] if _type(x) is int]
+    ints = [_integer(x) for x in n[2:] if _type(x) is int]
     if kind == "d":
         return m.date(*ints[:3])
     if kind == "D":
         return m.timedelta(days=ints[0], seconds=ints[1], microseconds=ints[2])
     if kind == "t":
-        return m.datetime(*ints[:7], tzinfo=_tz(v(n[9])), fold=_whole(n[10]))
+        return m.datetime(*ints[:7], tzinfo=_tz(v(n[9])), fold=_integer(n[10]))
     if kind == "h":
-        return m.time(*ints[:4], tzinfo=_tz(v(n[6])), fold=_whole(n[7]))
+        return m.time(*ints[:4], tzinfo=_tz(v(n[6])), fold=_integer(n[7]))
     if kind == "z":
         offset = m.timedelta(days=ints[0], seconds=ints[1], microseconds=ints[2])
-        return m.timezone(offset) if n[5] is None else m.timezone(offset, _str_node(n[5]))
+        return m.timezone(offset) if n[5] is None else m.timezone(offset, _string(n[5]))
     if kind == "Z":
         import zoneinfo
 
-        return zoneinfo.ZoneInfo(_str_node(n[2]))
+        return zoneinfo.ZoneInfo(_string(n[2]))
     raise _NotData("unknown datetime kind")
 
 
@@ -307,7 +289,7 @@ def _match_of(n, v):
     string, pattern = v(n[1]), v(n[2])
     if _type(string) not in (str, bytes) or _type(pattern) is not _type(string):
         raise _NotData("a malformed match")
-    spans = [_whole(x) for x in n[6]]
-    index = {_str_node(k): _whole(i) for k, i in n[7]}
+    spans = [_integer(x) for x in n[6]]
+    index = {_string(k): _integer(i) for k, i in n[7]}
     return _Match(string, [(spans[i], spans[i + 1]) for i in range(0, _len(spans), 2)], pattern,
-                  _whole(n[3]), _whole(n[4]), _whole(n[5]), index, _int_or_none(n[8]))
+                  _integer(n[3]), _integer(n[4]), _integer(n[5]), index, _int_or_none(n[8]))
