@@ -135,25 +135,21 @@ def _changed(obj, mark):
     )
 
 
+_TAG_OF = {list: "l", dict: "d", set: "s", bytearray: "B"}
+_collections_tagged = [False]
+
+
 def _mutable_tag(t):
-    """The tag of a mutable data type, or None."""
-    if t is list:
-        return "l"
-    if t is dict:
-        return "d"
-    if t is set:
-        return "s"
-    if t is bytearray:
-        return "B"
-    if t is _std("collections", "OrderedDict"):
-        return "o"
-    if t is _std("collections", "Counter"):
-        return "C"
-    if t is _std("collections", "defaultdict"):
-        return "D"
-    if t is _std("collections", "deque"):
-        return "q"
-    return None
+    """The tag of a mutable data type, or None (the collections types join
+    once that module is loaded: looking a type up never imports it)."""
+    tag = _TAG_OF.get(t)
+    if tag is None and not _collections_tagged[0]:
+        m = sys.modules.get("collections")
+        if m is not None:
+            _TAG_OF.update({m.OrderedDict: "o", m.Counter: "C", m.defaultdict: "D", m.deque: "q"})
+            _collections_tagged[0] = True
+            tag = _TAG_OF.get(t)
+    return tag
 
 
 _NAMEDTUPLE_OWN = frozenset(

@@ -6,6 +6,7 @@
 
 _UNSET = object()
 _MUTABLE_TAGS = frozenset("ldsBoCDq")
+_SHELLS = {"l": list, "d": dict, "s": set, "B": bytearray}
 _CHILDREN = {
     "t": lambda n: n[2:],
     "f": lambda n: n[2:],
@@ -87,10 +88,13 @@ class _Decoder:
         return obj
 
     def shell(self, k, n, tag):
-        import collections
+        make = _SHELLS.get(tag)
+        if make is None:
+            # (Only now: importing collections costs a fresh process milliseconds.)
+            import collections
 
-        make = {"l": list, "d": dict, "s": set, "B": bytearray, "o": collections.OrderedDict,
-                "C": collections.Counter, "D": collections.defaultdict, "q": collections.deque}[tag]
+            make = {"o": collections.OrderedDict, "C": collections.Counter,
+                    "D": collections.defaultdict, "q": collections.deque}[tag]
         obj = self.known(n, make)
         if obj is None:
             obj = make((), _int_or_none(n[2])) if tag == "q" else make()
