@@ -4,6 +4,7 @@
 # as deep as CPython itself allows crosses.
 
 _SMALL = 1 << 60
+_INLINE = frozenset((str, float, bool, _type(None)))
 
 
 class _Transient:
@@ -48,18 +49,26 @@ class _Encoder:
     def transient(self, tag, items):
         """A tuple or list of the message's own (no id)."""
         slot = self.node(None)
-        self.nodes[slot[0]] = [tag, None] + [self.slot(x) for x in items]
+        self.nodes[slot[0]] = [tag, None] + self.items(items)
         self.drain()
         return slot
 
     def changes(self):
         """State nodes for every shared mutable object changed since it last
         crossed (either way)."""
-        for sid in list(_marks):
+        if not _marks:
+            return
+        for sid, mark in list(_marks.items()):
             obj = _objs[sid]
-            if _changed(obj, _marks[sid]):
+            if _changed(obj, mark):
                 self.state(sid, obj)
         self.drain()
+
+    def items(self, v):
+        """The slots of the items of `v`; strings, floats, booleans and None
+        inline without a call each."""
+        slot = self.slot
+        return [x if _type(x) in _INLINE else slot(x) for x in v]
 
     def state(self, sid, obj):
         k = self.node(None)[0]
@@ -112,7 +121,7 @@ class _Encoder:
                 _marks[sid] = _snapshot(v)
             if t is list or t is tuple:
                 n = ["l" if t is list else "t", sid]
-                n.extend([self.slot(x) for x in v])
+                n.extend(self.items(v))
             elif t is set or t is frozenset or tag == "q":
                 n = ["s" if t is set else "f" if t is frozenset else "q", sid]
                 if tag == "q":

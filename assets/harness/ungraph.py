@@ -7,6 +7,7 @@
 _UNSET = object()
 _MUTABLE_TAGS = frozenset("ldsBoCDq")
 _SHELLS = {"l": list, "d": dict, "s": set, "B": bytearray}
+_SCALARS = frozenset((str, int, float, bool, _type(None)))
 _CHILDREN = {
     "t": lambda n: n[2:],
     "f": lambda n: n[2:],
@@ -53,7 +54,9 @@ class _Decoder:
                 objs[k] = self.shell(k, n, tag)
             elif tag == "h":
                 objs[k] = self.handle(n)
-        for k in range(_len(nodes)):
+        # Children come after their parents: built last first, each finds
+        # its children made.
+        for k in range(_len(nodes) - 1, -1, -1):
             if objs[k] is _UNSET:
                 self.build(k)
         for k, sid, obj, n in self.fill:
@@ -121,7 +124,8 @@ class _Decoder:
     def contents(self, obj, n):
         tag = n[0]
         if tag == "l":
-            list.__setitem__(obj, slice(None), [self.value(s) for s in n[2:]])
+            value = self.value
+            list.__setitem__(obj, slice(None), [s if _type(s) in _SCALARS else value(s) for s in n[2:]])
         elif tag == "s":
             obj.clear()
             obj.update([self.value(s) for s in n[2:]])
@@ -216,7 +220,7 @@ class _Decoder:
     def make_shared(self, n, tag):
         v = self.value
         if tag == "t":
-            obj = tuple([v(s) for s in n[2:]])
+            obj = tuple([s if _type(s) in _SCALARS else v(s) for s in n[2:]])
         elif tag == "f":
             obj = frozenset([v(s) for s in n[2:]])
         elif tag == "N":
