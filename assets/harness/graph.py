@@ -29,9 +29,9 @@ class _Program:
 class _Encoder:
     """Builds the nodes of one message."""
 
-    __slots__ = ("nodes", "memo", "keep", "work", "handle")
+    __slots__ = ("nodes", "memo", "keep", "work", "handle", "plain")
 
-    def __init__(self, handle):
+    def __init__(self, handle, plain=False):
         self.nodes = []
         self.memo = {}
         # Objects made while encoding stay alive until it ends (their ids).
@@ -39,6 +39,9 @@ class _Encoder:
         self.work = []
         # handle(v): the node of an object that is not data, or raises.
         self.handle = handle
+        # Containers get no id (an answer to a plain call: aliasing within
+        # the message holds, identity across messages is not kept).
+        self.plain = plain
 
     def node(self, n):
         if _len(self.nodes) >= _NODES_MAX:
@@ -100,8 +103,12 @@ class _Encoder:
             return slot
         tag = _mutable_tag(t)
         if tag is not None or t is tuple or t is frozenset:
-            sid = _new_sid()
-            _register(sid, v)
+            if self.plain:
+                sid = None
+                self.keep.append(v)
+            else:
+                sid = _new_sid()
+                _register(sid, v)
             slot = self.node(None)
             self.memo[id(v)] = slot[0]
             self.work.append((slot[0], sid, v))
@@ -117,7 +124,7 @@ class _Encoder:
             k, sid, v = work.pop()
             t = _type(v)
             tag = _mutable_tag(t)
-            if tag is not None:
+            if tag is not None and sid is not None:
                 _marks[sid] = _snapshot(v)
             if t is list or t is tuple:
                 n = ["l" if t is list else "t", sid]

@@ -196,6 +196,7 @@ def _judge_io(io, namespace, record):
                 result = _io_keep(name, got)
             elif result == "ok":
                 result = _io_compare(name, entry_point, oracle_args, got[-1], outputs[i], tolerance)
+            _forget_shared()
             _record("step", name + " " + result)
             if result != "ok":
                 failed = True
@@ -240,7 +241,8 @@ def _io_step(name, namespace, entry_point, args, limit, got, times):
     """Calls the entry point on `args` within `limit` seconds; appends its
     output and time to `got` and `times`. The step's result."""
     _decided[0] = _decided[1] = False
-    call = entry_point + "(" + ", ".join([_show(a) for a in args]) + ")"
+    # (Described only when it is needed: a long input's repr costs.)
+    call = lambda: entry_point + "(" + ", ".join([_show(a) for a in args]) + ")"
     try:
         fn = namespace.get(entry_point)
         if fn is None:
@@ -249,22 +251,22 @@ def _io_step(name, namespace, entry_point, args, limit, got, times):
         if limit is not None:
             _deadline[0] = start + _int(limit * 1e9)
         try:
-            out = fn(*args)
+            out = _plain_call(fn, args, call) if _type(fn) is _Proxy else fn(*args)
         finally:
             _deadline[0] = None
         times.append((_mono() - start) / 1e9)
         got.append(out)
         return "ok"
     except _TimedOut:
-        _record("detail", name + " " + call + " took longer than its limit of %.1f s" % limit)
+        _record("detail", name + " " + call() + " took longer than its limit of %.1f s" % limit)
         return "timeout"
     except _Lost:
         return "lost"
     except (_OutOfMemory, _MemoryError):
         return "memory"
     except _BaseException as exc:
-        _record("detail", name + " " + call + " raised " + _describe(exc))
-        failure = {"text": call, "exception": _bounded(_describe(exc))}
+        _record("detail", name + " " + call() + " raised " + _describe(exc))
+        failure = {"text": call(), "exception": _bounded(_describe(exc))}
         line = getattr(exc, "_execscope_line", None)
         if _type(line) is int:
             failure["program_line"] = line

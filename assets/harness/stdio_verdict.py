@@ -63,6 +63,7 @@ def _judge_stdio(spec_text, program):
             _record("step", name + " skip")
             continue
         result = _stdio_test(name, mode, target, test, spec)
+        _forget_shared()
         _record("step", name + " " + result)
         over = result != "ok"
     if _lost is not None:
@@ -118,7 +119,7 @@ def _stdio_test(name, mode, target, test, spec):
     _deadline[0] = _mono() + _int(limit * 1e9)
     try:
         if mode == "call":
-            got = _call(target, args, {}, lambda: spec["func_name"] + "(" + shown_input + ")")
+            got = _plain_call(target, args, lambda: spec["func_name"] + "(" + shown_input + ")")
         else:
             got = _judge_converse("stdin", (test["input"],), lambda: "the program on input " + shown_input)
     except _TimedOut:

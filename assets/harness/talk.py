@@ -10,11 +10,12 @@
 _role = {}
 
 
-def _message(kind, body, transient):
+def _message(kind, body, transient, plain=False):
     """A message of this side: the body, the changes to what is shared,
-    the ids it released, and (the candidate's) names bound anew."""
+    the ids it released, and (the candidate's) names bound anew. A `plain`
+    message's containers get no id."""
     _role["sweep"]()
-    enc = _Encoder(_handle_node)
+    enc = _Encoder(_handle_node, plain)
     enc.changes()
     slot = enc.transient("t", body) if transient else enc.value(body)
     binds = _role["binds"](enc)
@@ -42,6 +43,21 @@ def _sweep(sids, only, force=False):
         if not dropped:
             break
     _sweep_at[0] = max(512, 2 * _len(_objs))
+
+
+def _forget_shared():
+    """Releases every shared object but the judge's own handed-over ones
+    and the stand-ins it still holds:
+    for tests that are independent calls (HumanEval+ inputs, LiveCodeBench
+    tests), whose inputs and outputs the judge keeps but whose identity and
+    later changes no longer matter once a test is decided. Without it each
+    message would compare every earlier input again."""
+    for sid in [s for s in _objs if s not in _mine]:
+        # A stand-in the judge still holds (a Solution's method) stays.
+        if sid in _theirs and sys.getrefcount(_objs[sid]) > 2:
+            continue
+        _drop(sid)
+        _released.append(sid)
 
 
 def _handle_node(v):
@@ -76,13 +92,13 @@ def _take(message):
     return kind, dec.value(slot)
 
 
-def _converse(kind, body, what):
+def _converse(kind, body, what, plain=False):
     """Sends request `kind`; its answer's value, or raises what it raised."""
     if _depth[0] >= _CALL_DEPTH_MAX:
         raise _BridgeFault("calls between the processes nested more than %d deep" % _CALL_DEPTH_MAX)
     _depth[0] += 1
     try:
-        _role["send"](_message(kind, body, True))
+        _role["send"](_message(kind, body, True, plain))
         while True:
             answer, value = _role["receive"](what)
             if answer == "ok":
@@ -99,7 +115,7 @@ def _serve_request(kind, body):
     try:
         if not _role["may"](kind, body):
             raise TypeError("the bridge does not serve this request")
-        if kind == "call":
+        if kind == "call" or kind == "pcall":
             target, args, kwargs = body
             result = target(*args, **dict(kwargs))
         else:
@@ -111,7 +127,7 @@ def _serve_request(kind, body):
         raise
     except _BaseException as exc:
         return _message("raise", exc, False)
-    return _message("ok", result, False)
+    return _message("ok", result, False, kind == "pcall")
 
 
 _DUNDERS_SEEN = frozenset(("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"))
