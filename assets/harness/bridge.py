@@ -47,10 +47,12 @@
 #   ["m", ...] a regular-expression match; ["p", name] ["n", module, name]
 #   ["M", module] as in codec.py
 #
-# Kinds: requests "call" (body: target, args, [[key, value]...]), "op" (body:
-# op, operands), "names", "stdin"; answers "ok" (body: the value) and "raise"
-# (body: exception, message, line, builtin). Either side may send a request
-# while it waits for an answer (a callback), to a bounded depth.
+# Kinds: requests "call" (body: target, args, [[key, value]...]), "pcall" (the
+# same, whose arguments and answer cross as plain data without ids: tests
+# that are independent inputs), "op" (body: op, operands), and the judge's
+# "names", "stdin" and "suite"; answers "ok" (body: the value) and "raise"
+# (body: the exception). Either side may send a request while it waits for
+# an answer (a callback), to a bounded depth.
 
 _CALL_DEPTH_MAX = 40
 _TABLE_MAX = 1 << 18

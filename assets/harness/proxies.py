@@ -77,9 +77,13 @@ def _request(op, target, operands, what):
     return _judge_converse("op", (op, _Transient("t", (target,) + tuple(operands))), what)
 
 
-def _call(target, args, kwargs, what):
+def _call(target, args, kwargs, what, plain=False):
+    """Calls the program's `target`. A `plain` call's arguments and answer
+    cross as plain data, without ids or synchronisation: each of the tests
+    that are independent inputs (HumanEval+, LiveCodeBench), whose inputs the
+    judge never looks at again, as evalplus calls `fn(*inp)`."""
     try:
-        return _judge_converse("call", _call_body(target, args, kwargs), what)
+        return _judge_converse("pcall" if plain else "call", _call_body(target, args, kwargs), what, plain)
     except StopIteration:
         # A function whose StopIteration ends the test's iteration (`all(map(f,
         # xs))`) decides what that iteration saw.
@@ -88,15 +92,7 @@ def _call(target, args, kwargs, what):
 
 
 def _plain_call(target, args, what):
-    """A call whose arguments and answer cross as plain data, without ids
-    or synchronisation: each of the tests that are independent inputs
-    (HumanEval+, LiveCodeBench), whose inputs the judge never looks at
-    again, as evalplus calls `fn(*inp)`."""
-    try:
-        return _judge_converse("pcall", _call_body(target, args, {}), what, True)
-    except StopIteration:
-        _decided[0] = True
-        raise
+    return _call(target, args, {}, what, True)
 
 
 def _judge_converse(kind, body, what, plain=False):

@@ -49,7 +49,9 @@
 //! Kinds: the judge's `names`, `stdin` and `suite` (whose answer is the
 //! suite's raw results: `["ok", [[method, status, type, message, line]...]]`
 //! or `["raise", type, message, line, [], builtin]`); either side's `call`
-//! (target, args, `[[key, value]...]`) and `op` (op, operands), which the
+//! (target, args, `[[key, value]...]`; the judge's `pcall` is the same with
+//! arguments and answer as plain data without ids, for tests that are
+//! independent inputs) and `op` (op, operands), which the
 //! other side may send back while it waits (a callback, nested to a bound);
 //! and the answers `ok` (the value) and `raise` (the exception). The judge
 //! serves only operations on the test's objects it handed over, never a
