@@ -1,8 +1,10 @@
 # --- the data codec ----------------------------------------------------------
 #
-# Values cross between the judge and the candidate process as trees made only
-# of None, bool, int, float, str and lists; a list always starts with a tag
-# saying what it stands for (src/sandbox/wire.rs lists them):
+# The values the host hands the judge (HumanEval+ inputs and the reference's
+# recorded outputs, LiveCodeBench call tests) are trees made only of None,
+# bool, int, float, str and lists; a list always starts with a tag saying what
+# it stands for. (Between the judge and the candidate process values cross
+# through the object bridge instead: bridge.py.)
 #
 #   l t s f     list, tuple, set, frozenset: ["l", item, ...]
 #   d o C       dict, OrderedDict, Counter: ["d", key, value, key, value, ...]
@@ -14,16 +16,12 @@
 #               range [start, stop, step]
 #   m           a regular-expression match: ["m", string, [start, end], ...]
 #               (the span of every group, [-1, -1] for one that did not take part)
-#   h           an object that stays in the candidate process: ["h", id, type]
-#   p           a name of the program's (a function or class): ["p", name]
-#   n           a standard-library object by name: ["n", module, qualname]
-#   M           a module by name: ["M", name]
 #
-# Only exact types are data: a subclass of int or list (which may override a
-# comparison) is a handle. A namedtuple whose class overrides nothing that
-# compares, hashes or converts is sent as its tuple. The judge decodes the
-# candidate's trees into fresh objects of exactly these types, within bounds
-# of depth and size; whatever arrives is the candidate's answer, never code.
+# Only exact types are data (`_to_tree` calls `other` for anything else); a
+# namedtuple whose class overrides nothing that compares, hashes or converts
+# is its tuple. Trees decode into fresh objects of exactly these types,
+# within bounds of depth and size. The safe standard-library names
+# (`_by_name`) also serve the bridge.
 
 TREE_DEPTH_MAX = 200
 _SMALL_INT = 1 << 60
@@ -166,9 +164,9 @@ def _by_name(module, name, load):
     return obj
 
 
-def _from_tree(x, ref, depth=0):
-    """The value of tree `x`; `ref(x)` gives the value of a reference (h, p,
-    n, M). Raises on anything that is not a well-formed tree."""
+def _from_tree(x, depth=0):
+    """The value of tree `x`. Raises on anything that is not a well-formed
+    tree."""
     t = _type(x)
     if t is not list:
         if t is str or t is int or t is float or t is bool or x is None:
@@ -179,15 +177,15 @@ def _from_tree(x, ref, depth=0):
     d = depth + 1
     tag = x[0]
     if tag == "l":
-        return [_from_tree(y, ref, d) for y in x[1:]]
+        return [_from_tree(y, d) for y in x[1:]]
     if tag == "t":
-        return tuple([_from_tree(y, ref, d) for y in x[1:]])
+        return tuple([_from_tree(y, d) for y in x[1:]])
     if tag == "s":
-        return set([_from_tree(y, ref, d) for y in x[1:]])
+        return set([_from_tree(y, d) for y in x[1:]])
     if tag == "f":
-        return frozenset([_from_tree(y, ref, d) for y in x[1:]])
+        return frozenset([_from_tree(y, d) for y in x[1:]])
     if tag == "d":
-        return _mapping(dict(), x, 1, ref, d)
+        return _mapping(dict(), x, 1, d)
     if tag == "i":
         return int(_string(x[1]), 16)
     if tag == "b":
@@ -197,14 +195,14 @@ def _from_tree(x, ref, depth=0):
     if tag == "c":
         return complex(_number(x[1]), _number(x[2]))
     if tag == "r":
-        return range(_integer(_from_tree(x[1], ref, d)), _integer(_from_tree(x[2], ref, d)), _integer(_from_tree(x[3], ref, d)))
+        return range(_integer(_from_tree(x[1], d)), _integer(_from_tree(x[2], d)), _integer(_from_tree(x[3], d)))
     if tag == "o" or tag == "C" or tag == "D" or tag == "q":
         import collections
 
         if tag == "o":
-            return _mapping(collections.OrderedDict(), x, 1, ref, d)
+            return _mapping(collections.OrderedDict(), x, 1, d)
         if tag == "C":
-            return _mapping(collections.Counter(), x, 1, ref, d)
+            return _mapping(collections.Counter(), x, 1, d)
         if tag == "D":
             f = x[1]
             factory = None
@@ -213,31 +211,29 @@ def _from_tree(x, ref, depth=0):
                 factory = _by_name(f[1], f[2], True) if ok else None
                 if factory is None:
                     raise _NotData("a default factory that is not a standard one")
-            return _mapping(collections.defaultdict(factory), x, 2, ref, d)
+            return _mapping(collections.defaultdict(factory), x, 2, d)
         maxlen = x[1]
         if maxlen is not None:
             maxlen = _integer(maxlen)
-        return collections.deque([_from_tree(y, ref, d) for y in x[2:]], maxlen)
+        return collections.deque([_from_tree(y, d) for y in x[2:]], maxlen)
     if tag == "F":
         import fractions
 
-        return fractions.Fraction(_integer(_from_tree(x[1], ref, d)), _integer(_from_tree(x[2], ref, d)))
+        return fractions.Fraction(_integer(_from_tree(x[1], d)), _integer(_from_tree(x[2], d)))
     if tag == "E":
         import decimal
 
         return decimal.Decimal(_string(x[1]))
     if tag == "m":
-        return _Match(_from_tree(x[1], ref, d), [tuple(map(_integer, s)) for s in x[2:]])
-    if tag == "h" or tag == "p" or tag == "n" or tag == "M":
-        return ref(x)
+        return _Match(_from_tree(x[1], d), [tuple(map(_integer, s)) for s in x[2:]])
     raise _NotData("unknown tag %r" % (tag,))
 
 
-def _mapping(m, x, start, ref, d):
+def _mapping(m, x, start, d):
     if (_len(x) - start) % 2:
         raise _NotData("a mapping with a key and no value")
     for i in range(start, _len(x), 2):
-        m[_from_tree(x[i], ref, d)] = _from_tree(x[i + 1], ref, d)
+        m[_from_tree(x[i], d)] = _from_tree(x[i + 1], d)
     return m
 
 
