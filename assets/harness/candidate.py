@@ -33,16 +33,21 @@ def _prepare_process(denylist, guard, path):
     _install_denylist()
     _install_guard()
     _prepared = (denylist, guard, path)
+    _make_encoder()
+
+
+def _make_encoder():
+    """The JSON encoder of the candidate's messages (a C extension: made once a
+    process, so a fork server's children do not each load it)."""
+    global _encode
+    import _json
+
+    _encode = _json.make_encoder(
+        None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True
+    )
 
 
 def _send(answer):
-    global _encode
-    if _encode is None:
-        import _json
-
-        _encode = _json.make_encoder(
-            None, None, _json.encode_basestring_ascii, None, ":", ",", False, False, True
-        )
     data = "".join(_encode(answer, 0)).encode()
     _flush()
     if not _write_all(CALL_FD, _frame(data)):

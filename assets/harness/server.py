@@ -144,11 +144,12 @@ def _become(role, frame, fds, devnull, setrlimit):
     return fields[2:]
 
 
-# What a fork server's child enforces on itself before any candidate code. The
-# server was confined by the host like a candidate except that it may fork; a
-# child enforces the same Landlock ruleset again (descriptor 5), which gives it
-# a domain of its own (it cannot signal its server), and loads a filter without
-# fork and exec. Python has no call for either, so the server loads the ctypes
+# What a candidate server's child enforces on itself before any candidate
+# code. The server was confined by the host like a candidate except that it may
+# fork; a child enforces the same Landlock ruleset again (descriptor 5), which
+# gives it a domain of its own (it cannot signal its server), and loads a
+# filter without fork and exec. (A judge runs no candidate code: it keeps its
+# server's confinement, and pays for none of this.) Python has no call for either, so the server loads the ctypes
 # extension for these two system calls, under a random name that candidates
 # cannot import (any other name loads it anew, which the audit hook refuses),
 # and the audit hook makes every ctypes operation raise once the child is
@@ -260,6 +261,8 @@ def _serve(role):
         # Prepared once here for every child (the server itself only uses
         # what it bound before: `_fork`, `_setsid`, `_killpg`, ...).
         _prepare_process(init[1], guard, init[0])
+    else:
+        _json_loads(b"[]")
     # 3 and 4 stay taken (by /dev/null) so that the descriptors children
     # receive never have their targets' numbers.
     null = posix.open("/dev/null", posix.O_RDWR)

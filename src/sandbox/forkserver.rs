@@ -116,7 +116,13 @@ impl ForkServer {
             .tempdir()?;
         let (ours, theirs) = socketpair_cloexec()?;
         let confine = process::confinement(limits, python, home.path(), true)?;
-        let child_confinement = confine::child_field(limits, confine.as_ref(), limits::RULESET_FD);
+        // A candidate process confines itself further (see `ChildSetup::server`);
+        // a judge runs no candidate code and keeps its server's confinement.
+        let child_confinement = match role {
+            Role::Candidate => confine::child_field(limits, confine.as_ref(), limits::RULESET_FD),
+            Role::Judge => Vec::new(),
+        };
+        let children_confine = role == Role::Candidate;
         #[cfg(target_os = "linux")]
         let group = match limits
             .threads
@@ -126,13 +132,13 @@ impl ForkServer {
             None => None,
         };
         #[cfg(target_os = "linux")]
-        let setup = ChildSetup::server(limits, confine)
+        let setup = ChildSetup::server(limits, confine, children_confine)
             .in_group(group.as_ref().map(super::confine::Group::procs));
         // Its children work in its directory, a sized tmpfs where the kernel
         // gives one (a judge runs the task's tests: bounded too).
         let setup = setup.with_disk(limits, home.path());
         #[cfg(not(target_os = "linux"))]
-        let setup = ChildSetup::server(limits, confine);
+        let setup = ChildSetup::server(limits, confine, children_confine);
         let args = ["serve", role.word()];
         let child = spawn::start_harness(python, &args, home.path(), setup, Some(theirs))?;
         sys::set_nonblocking(ours.as_raw_fd());

@@ -121,17 +121,26 @@ impl ChildSetup {
         self
     }
 
-    /// The setup of a fork server: (confined) the Landlock ruleset its
+    /// The setup of a fork server: (confined, where its `children_confine`
+    /// themselves further: candidate processes) the Landlock ruleset its
     /// children enforce again on 5; no limits of its own (each child it forks
     /// sets them); SIGTERM when the host dies, which it answers by killing its
     /// child. The server is confined like a candidate except that it may fork.
-    pub(super) fn server(limits: &Limits, confine: Option<Prepared>) -> ChildSetup {
+    pub(super) fn server(
+        limits: &Limits,
+        confine: Option<Prepared>,
+        children_confine: bool,
+    ) -> ChildSetup {
         #[cfg_attr(not(target_os = "linux"), allow(unused_mut))]
         let mut fds = Vec::new();
         #[cfg(target_os = "linux")]
         if let Some(ruleset) = confine.as_ref().and_then(Prepared::ruleset) {
-            fds.push((ruleset.fd(), RULESET_FD));
+            if children_confine {
+                fds.push((ruleset.fd(), RULESET_FD));
+            }
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = children_confine;
         ChildSetup {
             fds,
             // SAFETY: getpid has no preconditions.
