@@ -136,18 +136,30 @@ def _hides(name, value):
 
 
 def _globals_loaded(codes):
-    """Names the test code reads as globals and never binds itself."""
+    """Names the test code reads as globals and never binds itself, read off
+    the bytecode (what `dis` says of LOAD_GLOBAL, LOAD_NAME and the global
+    stores, without building its instruction objects)."""
     import dis
 
+    op = dis.opmap
+    load_global, load_name, extended = op["LOAD_GLOBAL"], op["LOAD_NAME"], op["EXTENDED_ARG"]
+    binds = frozenset(op[n] for n in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"))
+    # From 3.11 LOAD_GLOBAL's argument is the name's index times two.
+    shift = 1 if sys.version_info >= (3, 11) else 0
     loads, stores = set(), set()
     pending = [c for c in codes if _type(c) is _CodeType]
     while pending:
         code = pending.pop()
-        for ins in dis.get_instructions(code):
-            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                loads.add(ins.argval)
-            elif ins.opname in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
-                stores.add(ins.argval)
+        names, raw, high = code.co_names, code.co_code, 0
+        for i in range(0, _len(raw), 2):
+            opcode, arg = raw[i], raw[i + 1] | high
+            high = arg << 8 if opcode == extended else 0
+            if opcode == load_global:
+                loads.add(names[arg >> shift])
+            elif opcode == load_name:
+                loads.add(names[arg])
+            elif opcode in binds:
+                stores.add(names[arg])
         pending.extend(c for c in code.co_consts if _type(c) is _CodeType)
     return loads - stores
 

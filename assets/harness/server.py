@@ -30,11 +30,12 @@ def _report(text):
 
 
 def _on_host_death(signum, frame):
-    if _child:
-        try:
-            _killpg(_child, 9)
-        except _BaseException:
-            pass
+    for pid in (_child, _spare[0]):
+        if pid:
+            try:
+                _killpg(pid, 9)
+            except _BaseException:
+                pass
     _exit(0)
 
 
@@ -107,18 +108,25 @@ def _warm_up_compiler():
         pass
 
 
+def _prepare_child(devnull):
+    """In a forked child, what does not depend on its candidate: a session of
+    its own, no hold on the host's channel, and (a candidate process) its
+    confinement."""
+    _setsid()
+    posix.dup2(devnull, 0)
+    _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+    _confine_child()
+
+
 def _become(role, frame, fds, devnull, setrlimit):
-    """In the forked child: a fresh session in its own directory with the
-    candidate's limits and its own descriptors. Returns the role's payload
-    fields, which take the same path as in a fresh interpreter once `_serve`
-    has returned them."""
+    """In a prepared child: its own descriptors, its directory and the
+    candidate's limits. Returns the role's payload fields, which take the
+    same path as in a fresh interpreter once `_serve` has returned them."""
     global _t_start
     _t_start = _mono()
     fields = _fields_of(frame)
-    _setsid()
     # The server keeps 3 and 4 taken, so no received descriptor has a
     # target's number.
-    posix.dup2(devnull, 0)
     if role == "candidate":
         targets = (1, 2, 3)
         posix.close(4)
@@ -130,7 +138,6 @@ def _become(role, frame, fds, devnull, setrlimit):
         posix.dup2(fd, target)
         posix.close(fd)
     posix.close(devnull)
-    _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
     directory = fields[1]
     posix.chdir(directory)
     for key in (b"HOME", b"TMPDIR"):
@@ -140,83 +147,7 @@ def _become(role, frame, fds, devnull, setrlimit):
         if line:
             resource, soft, hard = (_int(x) for x in line.split())
             setrlimit(resource, (soft, hard))
-    _confine_child()
     return fields[2:]
-
-
-# What a candidate server's child enforces on itself before any candidate
-# code. The server was confined by the host like a candidate except that it may
-# fork; a child enforces the same Landlock ruleset again (descriptor 5), which
-# gives it a domain of its own (it cannot signal its server), and loads a
-# filter without fork and exec. (A judge runs no candidate code: it keeps its
-# server's confinement, and pays for none of this.) Python has no call for either, so the server loads the ctypes
-# extension for these two system calls, under a random name that candidates
-# cannot import (any other name loads it anew, which the audit hook refuses),
-# and the audit hook makes every ctypes operation raise once the child is
-# confined.
-_child_confinement = None
-
-
-def _load_child_confinement(field):
-    global _child_confinement
-    if not field:
-        return
-    head, filter_text = field.split("\n", 1)
-    restrict_nr, seccomp_nr, ruleset_fd = (_int(x) for x in head.split())
-    program = filter_text.encode("utf-8", "surrogateescape")
-    import importlib.machinery
-    import importlib.util
-
-    origin = importlib.machinery.PathFinder.find_spec("_ctypes").origin
-    name = "_execscope_" + posix.urandom(8).hex() + "._ctypes"
-    spec = importlib.util.spec_from_file_location(name, origin)
-    c = importlib.util.module_from_spec(spec)
-
-    class Long(c._SimpleCData):
-        _type_ = "l"
-
-    class Char(c._SimpleCData):
-        _type_ = "c"
-
-    class Syscall(c.CFuncPtr):
-        _flags_ = c.FUNCFLAG_CDECL | c.FUNCFLAG_USE_ERRNO
-        _restype_ = Long
-
-    def buffer(data):
-        class Buffer(c.Array):
-            _type_ = Char
-            _length_ = _len(data)
-
-        return Buffer.from_buffer_copy(data)
-
-    syscall = Syscall(c.dlsym(c.dlopen(None, 0), "syscall"))
-    # struct sock_fprog: the number of instructions, padding, their address.
-    filter_buffer = buffer(program)
-    fprog = buffer(
-        (_len(program) // 8).to_bytes(2, sys.byteorder)
-        + bytes(6)
-        + c.addressof(filter_buffer).to_bytes(8, sys.byteorder)
-    )
-
-    def confine():
-        if ruleset_fd >= 0:
-            if syscall(Long(restrict_nr), Long(ruleset_fd), Long(0)) != 0:
-                raise OSError(c.get_errno(), "landlock_restrict_self failed")
-            posix.close(ruleset_fd)
-        if program:
-            if syscall(Long(seccomp_nr), Long(1), Long(0), Long(c.addressof(fprog))) != 0:
-                raise OSError(c.get_errno(), "seccomp failed")
-        # Kept alive with the closure until the filter is loaded.
-        return filter_buffer
-
-    _child_confinement = confine
-
-
-def _confine_child():
-    global _child_confinement
-    if _child_confinement is not None:
-        confine, _child_confinement = _child_confinement, None
-        confine()
 
 
 def _receive_command(sock):
@@ -244,6 +175,7 @@ def _serve(role):
     import resource
 
     sock = _socket.socket(fileno=0)
+    _socketpair[0] = _socket.socketpair
     size = _read_exactly(0, 8)
     if size is None:
         _exit(0)
@@ -280,6 +212,12 @@ def _serve(role):
     _signal.signal(_signal.SIGTERM, _on_host_death)
     _report("ready")
     while True:
+        if role == "candidate" and not _spare[0] and _spares[0]:
+            # The next child, forked and confined while the host deals with
+            # the last one's result.
+            got = _fork_spare(sock, devnull)
+            if got is not None:
+                return _become(role, got[1], got[0], devnull, resource.setrlimit)
         command, fds = _receive_command(sock)
         if command == b"K":
             if _child:
@@ -299,22 +237,20 @@ def _serve(role):
                 _task_of(_fields_of(frame)[2:])
             except _BaseException:
                 pass
-        _flush()
-        pid = _fork()
-        if pid == 0:
-            try:
-                sock.detach()
-                if role == "judge":
-                    # A judge lives for one candidate: no collections at all.
-                    gc.disable()
-                return _become(role, frame, fds, devnull, resource.setrlimit)
-            except _BaseException as exc:
-                message = "execscope fork server: cannot start the child: " + _describe(exc)
+        pid = _hand_over(fds, frame)
+        if not pid:
+            _flush()
+            pid = _fork()
+            if pid == 0:
                 try:
-                    _write(2, (message + "\n").encode())
-                except _BaseException:
-                    pass
-            _exit(70)
+                    sock.detach()
+                    if role == "judge":
+                        # A judge lives for one candidate: no collections at all.
+                        gc.disable()
+                    _prepare_child(devnull)
+                    return _become(role, frame, fds, devnull, resource.setrlimit)
+                except _BaseException as exc:
+                    _cannot_start(exc)
         for fd in fds:
             posix.close(fd)
         _child = pid
@@ -329,3 +265,80 @@ def _serve(role):
             _report("exit " + _str(info.si_status))
         else:
             _report("signal " + _str(info.si_status))
+
+
+def _cannot_start(exc):
+    message = "execscope fork server: cannot start the child: " + _describe(exc)
+    try:
+        _write(2, (message + "\n").encode())
+    except _BaseException:
+        pass
+    _exit(70)
+
+
+# A candidate server forks each child ahead of its candidate (the spare): its
+# pid (0: none) and the server's end of the socket it waits on for its
+# descriptors and frame. It is forked once the last child has exited, while
+# the host reads that one's result, and is in the server's pids group like any
+# child. Once handing over fails (descriptors may not be sent here), each child
+# is forked when its command comes, as a judge server's always are.
+_spare = [0, None]
+_spares = [True]
+# Bound while the server may still import `_socket` (its candidates may not).
+_socketpair = [None]
+
+
+def _fork_spare(sock, devnull):
+    """Forks the spare. Returns (descriptors, frame) in the spare once the
+    server hands them over; None in the server."""
+    try:
+        ours, theirs = _socketpair[0]()
+    except _BaseException:
+        _spares[0] = False
+        return None
+    _flush()
+    pid = _fork()
+    if pid == 0:
+        try:
+            sock.detach()
+            ours.close()
+            _prepare_child(devnull)
+            data, fds = _receive_command(theirs)
+            size = _read_exactly(theirs.fileno(), 8) if data == b"R" else None
+            frame = _read_exactly(theirs.fileno(), _int.from_bytes(size, "big")) if size else None
+            theirs.close()
+        except _BaseException as exc:
+            _cannot_start(exc)
+        if frame is None:
+            # The server is gone, or gave up on this spare.
+            _exit(0)
+        return fds, frame
+    theirs.close()
+    _spare[:] = [pid, ours]
+    return None
+
+
+def _hand_over(fds, frame):
+    """Gives the spare its descriptors and frame; its pid, or 0 when there
+    is no spare or it cannot take them (descriptors may not be sent here:
+    no more spares)."""
+    pid, link = _spare
+    if not pid:
+        return 0
+    _spare[0] = 0
+    try:
+        fd_bytes = b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds)
+        link.sendmsg([b"R"], [(1, 1, fd_bytes)])  # SOL_SOCKET, SCM_RIGHTS
+        ok = _write_all(link.fileno(), _frame(frame))
+    except _BaseException:
+        ok = False
+    link.close()
+    if ok:
+        return pid
+    _spares[0] = False
+    try:
+        _killpg(pid, 9)
+    except _BaseException:
+        pass
+    _waitpid(pid, 0)
+    return 0

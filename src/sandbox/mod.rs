@@ -90,6 +90,7 @@ pub const HARNESS: &str = concat!(
     include_str!("../../assets/harness/names.py"),
     include_str!("../../assets/harness/io.py"),
     include_str!("../../assets/harness/stdio_verdict.py"),
+    include_str!("../../assets/harness/child_confine.py"),
     include_str!("../../assets/harness/server.py"),
     include_str!("../../assets/harness/main.py"),
 );

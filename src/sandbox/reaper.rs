@@ -89,22 +89,19 @@ fn sweep_orphans() {
     }
 }
 
-/// Direct children of process `pid` (all its threads), from procfs.
+/// The children of process `pid`'s main thread, from procfs: where the kernel
+/// puts an orphan it re-parents to a subreaper (the first of its threads that
+/// is alive, and the main thread outlives the run). What worker threads spawned
+/// themselves is listed under them, and is never an orphan.
 #[cfg(target_os = "linux")]
 fn children_of(pid: i32) -> Vec<i32> {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for task in tasks.flatten() {
-        if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
-            out.extend(
-                list.split_whitespace()
-                    .filter_map(|p| p.parse::<i32>().ok()),
-            );
-        }
-    }
-    out
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok())
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The session id of process `pid`.
