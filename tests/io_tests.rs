@@ -17,7 +17,7 @@ use crate::util;
 const PROMPT: &str = "def f(x):\n    \"\"\"Returns x / 3.\"\"\"\n";
 
 /// A HumanEval+ record: `base` and `plus` are JSON lists of argument lists.
-fn record(
+pub fn record(
     id: &str,
     prompt: &str,
     entry: &str,
@@ -42,7 +42,7 @@ fn record(
 
 /// Runs each completion of `completions` on task `line` (one task file),
 /// the results in order.
-fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult> {
+pub fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult> {
     judge_with(
         line,
         completions,
@@ -53,7 +53,7 @@ fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult>
     )
 }
 
-fn judge_with(line: &str, completions: &[&str], settings: RunSettings) -> Vec<CandidateResult> {
+pub fn judge_with(line: &str, completions: &[&str], settings: RunSettings) -> Vec<CandidateResult> {
     let dir = util::tempdir();
     let path = dir.path().join("plus.jsonl");
     std::fs::write(&path, format!("{line}\n")).unwrap();

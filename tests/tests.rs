@@ -60,6 +60,7 @@ mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
 mod integrity;
+mod io_ahead;
 mod io_tests;
 mod isolation;
 mod lean;

@@ -14,6 +14,7 @@
 # While it runs, the program may call back the test's objects it was handed.
 
 CALL_FD = 3
+_requests = _Frames(CALL_FD)
 _REQUEST_MAX = 1 << 31
 _prepared = None
 _namespace = None
@@ -107,6 +108,13 @@ def _answer_calls():
                 answer = _run_suite(body[0])
             except _BaseException as exc:
                 answer = _suite_raised(exc)
+        elif kind == "pcalls":
+            # Plain calls sent ahead (tests that are independent inputs):
+            # each answer goes as soon as its call returns.
+            target, batch = body
+            for args in batch:
+                _send(_serve_request("pcall", (target, args, ())))
+            continue
         elif kind == "stdin" and _stdio_mode[0] == "stdin":
             try:
                 answer = _message("ok", _run_stdin(body[0]), False)
@@ -119,7 +127,7 @@ def _answer_calls():
 
 def _candidate_receive(what):
     try:
-        data = _read_frame(CALL_FD, _REQUEST_MAX)
+        data = _requests.next(_REQUEST_MAX)
         message = marshal.loads(data) if data is not None else None
         if message is not None:
             return _take(message)
