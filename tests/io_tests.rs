@@ -17,7 +17,7 @@ use crate::util;
 const PROMPT: &str = "def f(x):\n    \"\"\"Returns x / 3.\"\"\"\n";
 
 /// A HumanEval+ record: `base` and `plus` are JSON lists of argument lists.
-pub fn record(
+fn record(
     id: &str,
     prompt: &str,
     entry: &str,
@@ -42,7 +42,7 @@ pub fn record(
 
 /// Runs each completion of `completions` on task `line` (one task file),
 /// the results in order.
-pub fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult> {
+fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateResult> {
     judge_with(
         line,
         completions,
@@ -53,7 +53,7 @@ pub fn judge(line: &str, completions: &[&str], strict: bool) -> Vec<CandidateRes
     )
 }
 
-pub fn judge_with(line: &str, completions: &[&str], settings: RunSettings) -> Vec<CandidateResult> {
+fn judge_with(line: &str, completions: &[&str], settings: RunSettings) -> Vec<CandidateResult> {
     let dir = util::tempdir();
     let path = dir.path().join("plus.jsonl");
     std::fs::write(&path, format!("{line}\n")).unwrap();
@@ -173,6 +173,44 @@ fn an_input_past_its_limit_is_a_timeout_long_before_the_tasks_own() {
     );
     assert_eq!(r[0].base.unwrap().outcome, Outcome::Timeout);
     assert!(r[0].duration_ms < 6000, "{} ms", r[0].duration_ms);
+}
+
+/// A red-team route against inputs sent ahead (since removed): a program
+/// that can see its next inputs computes the slow one in a thread while it
+/// holds back the answers to the quick ones before it, each within its own
+/// limit. One call at a time, there is nothing to see: the slow input times
+/// out, in both modes.
+#[test]
+fn a_program_cannot_borrow_time_from_the_inputs_before_a_slow_one() {
+    let line = record(
+        "T/8",
+        "def fib(n):\n",
+        "fib",
+        "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+        "[[1], [2], [3], [4], [5], [6], [7]]",
+        "[[8], [9], [10], [11], [12], [13], [14], [15], [16], [17], [18], [19], [37]]",
+        "0",
+    );
+    // Looks for the inputs still to come anywhere in its process.
+    let borrower = "    return _answer(n)\n\n\nimport gc, threading, time\n\n\ndef _naive(n):\n    return n if n < 2 else _naive(n - 1) + _naive(n - 2)\n\n\n_cache, _state = {}, {'last': None, 'worker': None}\n\n\ndef _upcoming():\n    found = set()\n    for o in gc.get_objects():\n        if isinstance(o, (list, tuple)) and 0 < len(o) < 100:\n            for a in o:\n                if isinstance(a, (list, tuple)) and len(a) == 1 and type(a[0]) is int and a[0] >= 27:\n                    found.add(a[0])\n    return found\n\n\ndef _work(ns):\n    for k in ns:\n        _cache[k] = _naive(k)\n\n\ndef _answer(n):\n    if _state['last'] is None:\n        _state['last'] = time.monotonic()\n    heavy = [k for k in _upcoming() if k not in _cache]\n    if heavy and _state['worker'] is None:\n        _state['worker'] = threading.Thread(target=_work, args=(heavy,), daemon=True)\n        _state['worker'].start()\n    if n >= 27:\n        while n not in _cache:\n            time.sleep(0.005)\n        r = _cache[n]\n    else:\n        r = _naive(n)\n        w = _state['worker']\n        while w is not None and w.is_alive() and time.monotonic() - _state['last'] < 0.8:\n            time.sleep(0.01)\n    _state['last'] = time.monotonic()\n    return r\n";
+    for fast_start in [false, true] {
+        let settings = RunSettings {
+            fast_start,
+            ..RunSettings::default()
+        };
+        let r = judge_with(&line, &[borrower], settings);
+        assert_eq!(
+            r[0].outcome,
+            Outcome::Timeout,
+            "fast start {fast_start}: {}",
+            r[0].detail
+        );
+        assert!(
+            r[0].detail.contains("fib(37) took longer than its limit"),
+            "{}",
+            r[0].detail
+        );
+    }
 }
 
 #[test]

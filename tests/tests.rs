@@ -60,7 +60,6 @@ mod faststart;
 #[cfg(feature = "gui")]
 mod gui;
 mod integrity;
-mod io_ahead;
 mod io_tests;
 mod isolation;
 mod lean;

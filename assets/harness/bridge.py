@@ -49,8 +49,7 @@
 #
 # Kinds: requests "call" (body: target, args, [[key, value]...]), "pcall" (the
 # same, whose arguments and answer cross as plain data without ids: tests
-# that are independent inputs), "pcalls" (target, [args...]: pcalls sent
-# ahead, each answered as it returns), "op" (body: op, operands), and the judge's
+# that are independent inputs), "op" (body: op, operands), and the judge's
 # "names", "stdin" and "suite"; answers "ok" (body: the value) and "raise"
 # (body: the exception). Either side may send a request while it waits for
 # an answer (a callback), to a bounded depth.

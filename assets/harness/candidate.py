@@ -108,13 +108,6 @@ def _answer_calls():
                 answer = _run_suite(body[0])
             except _BaseException as exc:
                 answer = _suite_raised(exc)
-        elif kind == "pcalls":
-            # Plain calls sent ahead (tests that are independent inputs):
-            # each answer goes as soon as its call returns.
-            target, batch = body
-            for args in batch:
-                _send(_serve_request("pcall", (target, args, ())))
-            continue
         elif kind == "stdin" and _stdio_mode[0] == "stdin":
             try:
                 answer = _message("ok", _run_stdin(body[0]), False)

@@ -119,18 +119,25 @@ def _write_all(fd, data):
     return True
 
 
+def _read_some(fd, size):
+    """Up to `size` bytes from `fd`; b"" at the end of the stream or when it
+    cannot be read."""
+    while True:
+        try:
+            return _read(fd, size)
+        except InterruptedError:
+            continue
+        except OSError:
+            # A peer that closed with our message unread resets the socket.
+            return b""
+
+
 def _read_exactly(fd, n):
     """`n` bytes from `fd`, or None at the end of the stream (or when it
     cannot be read)."""
     parts = []
     while n > 0:
-        try:
-            chunk = _read(fd, n if n < 1 << 20 else 1 << 20)
-        except InterruptedError:
-            continue
-        except OSError:
-            # A peer that closed with our message unread resets the socket.
-            return None
+        chunk = _read_some(fd, n if n < 1 << 20 else 1 << 20)
         if not chunk:
             return None
         parts.append(chunk)
@@ -181,13 +188,7 @@ class _Frames:
             parts = [buf[pos:]]
             while have < n:
                 want = n - have
-                try:
-                    chunk = _read(self.fd, 1 << 16 if want < 1 << 16 else want if want < 1 << 20 else 1 << 20)
-                except InterruptedError:
-                    continue
-                except OSError:
-                    # A peer that closed with our message unread resets the socket.
-                    return None
+                chunk = _read_some(self.fd, 1 << 16 if want < 1 << 16 else want if want < 1 << 20 else 1 << 20)
                 if not chunk:
                     return None
                 parts.append(chunk)

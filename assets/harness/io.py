@@ -174,12 +174,6 @@ def _judge_io(io, namespace, record):
         tolerance = [atol]
         failed = False
         got, times = [], []
-        fn = namespace.get(entry_point)
-        # Sent ahead where the group's first failure ends the run (nothing
-        # waits behind the calls the candidate is still running then).
-        ahead = None
-        if not record and _type(fn) is _Proxy and (g == 0 or g == _len(groups) - 1):
-            ahead = _Ahead(fn, inputs)
         for i, args in enumerate(inputs):
             n += 1
             name = "a" + _str(n)
@@ -193,7 +187,7 @@ def _judge_io(io, namespace, record):
             oracle_args = args
             if entry_point == "find_zero":
                 oracle_args = [list(a) if _type(a) is list else a for a in args]
-            result = _io_step(name, namespace, entry_point, args, limit, got, times, ahead)
+            result = _io_step(name, namespace, entry_point, args, limit, got, times)
             if result == "ok" and record:
                 result = _io_keep(name, got)
             elif result == "ok":
@@ -239,43 +233,9 @@ def _not_data(v):
     raise _NotData("a " + _type(v).__name__)
 
 
-class _Ahead:
-    """A group's inputs sent ahead in batches: the candidate process runs the
-    calls one after another and answers each as it returns, so the tests cost
-    no round trip each. A call's time runs from the previous answer's arrival
-    (or the batch's sending): the candidate started it when it sent that
-    answer, and the judge can only be late to see an answer, never early."""
-
-    __slots__ = ("fn", "inputs", "sent", "answered", "since")
-    BATCH = 64
-
-    def __init__(self, fn, inputs):
-        self.fn, self.inputs = fn, inputs
-        self.sent = self.answered = self.since = 0
-
-    def call(self, limit, what):
-        """The output of the call on the next input; raises what it raised,
-        or _TimedOut past `limit` seconds."""
-        i = self.answered
-        self.answered += 1
-        if i == self.sent:
-            batch = self.inputs[i : i + self.BATCH]
-            _send_plain_calls(self.fn, batch)
-            self.sent = i + _len(batch)
-            self.since = _mono()
-        if limit is not None:
-            _deadline[0] = self.since + _int(limit * 1e9)
-        try:
-            return _plain_answer(what)
-        finally:
-            _deadline[0] = None
-            self.since = _mono()
-
-
-def _io_step(name, namespace, entry_point, args, limit, got, times, ahead=None):
-    """Calls the entry point on `args` within `limit` seconds (through
-    `ahead` where the group's inputs are sent ahead); appends its output and
-    time to `got` and `times`. The step's result."""
+def _io_step(name, namespace, entry_point, args, limit, got, times):
+    """Calls the entry point on `args` within `limit` seconds; appends its
+    output and time to `got` and `times`. The step's result."""
     _decided[0] = _decided[1] = False
     # (Described only when it is needed: a long input's repr costs.)
     call = lambda: entry_point + "(" + ", ".join([_show(a) for a in args]) + ")"
@@ -284,15 +244,12 @@ def _io_step(name, namespace, entry_point, args, limit, got, times, ahead=None):
         if fn is None:
             raise NameError("name '" + entry_point + "' is not defined")
         start = _mono()
-        if ahead is not None:
-            out = ahead.call(limit, call)
-        else:
-            if limit is not None:
-                _deadline[0] = start + _int(limit * 1e9)
-            try:
-                out = _plain_call(fn, args, call) if _type(fn) is _Proxy else fn(*args)
-            finally:
-                _deadline[0] = None
+        if limit is not None:
+            _deadline[0] = start + _int(limit * 1e9)
+        try:
+            out = _plain_call(fn, args, call) if _type(fn) is _Proxy else fn(*args)
+        finally:
+            _deadline[0] = None
         times.append((_mono() - start) / 1e9)
         got.append(out)
         return "ok"

@@ -95,26 +95,6 @@ def _plain_call(target, args, what):
     return _call(target, args, {}, what, True)
 
 
-def _send_plain_calls(target, batch):
-    """Sends plain calls of the program's `target` ahead, one for each
-    argument tuple of `batch`: the candidate process answers each as soon as
-    it returns, and `_plain_answer` reads the answers in order."""
-    body = (target, _Transient("l", [_Transient("t", tuple(args)) for args in batch]))
-    try:
-        _judge_send(_message("pcalls", body, True, True))
-    except _BridgeFault as exc:
-        _lose("bridge: " + _str(exc), lambda: "calls sent ahead")
-
-
-def _plain_answer(what):
-    """The next answer to the calls sent ahead (or raises what the call
-    raised)."""
-    try:
-        return _await_answer(what)
-    except _BridgeFault as exc:
-        _lose("bridge: " + _str(exc), what)
-
-
 def _judge_converse(kind, body, what, plain=False):
     try:
         return _converse(kind, body, what, plain)

@@ -99,21 +99,15 @@ def _converse(kind, body, what, plain=False):
     _depth[0] += 1
     try:
         _role["send"](_message(kind, body, True, plain))
-        return _await_answer(what)
+        while True:
+            answer, value = _role["receive"](what)
+            if answer == "ok":
+                return value
+            if answer == "raise":
+                raise _role["raised"](value, what)
+            _role["send"](_serve_request(answer, value))
     finally:
         _depth[0] -= 1
-
-
-def _await_answer(what):
-    """The value of the answer to the request that was sent, or raises what
-    it raised; serves the other side's requests (callbacks) meanwhile."""
-    while True:
-        answer, value = _role["receive"](what)
-        if answer == "ok":
-            return value
-        if answer == "raise":
-            raise _role["raised"](value, what)
-        _role["send"](_serve_request(answer, value))
 
 
 def _serve_request(kind, body):

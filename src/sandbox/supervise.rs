@@ -22,12 +22,10 @@ use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd
 const VERDICT_MAX: usize = 64 << 20;
 /// How long output is still collected after both processes ended.
 const DRAIN_GRACE: Duration = Duration::from_millis(200);
-/// How long a candidate may take to end by itself once a judge that lost it
-/// is done (one that ended on its own is told apart from one the host killed
-/// by its status, which takes a moment to arrive from a fork server). Once a
-/// judge has settled its verdict the candidate goes at once: it may still be
-/// running tests the judge sent ahead (`io.py`), and its output no longer
-/// counts against the cap.
+/// How long a candidate may take to end by itself once its judge is done
+/// (it leaves on the judge's hang-up; one that ended on its own is told
+/// apart from one the host killed by its status, which takes a moment to
+/// arrive from a fork server).
 const EXIT_GRACE: Duration = Duration::from_millis(250);
 /// Poll slice where the exit cannot be watched through a pidfd.
 const EXIT_POLL: Duration = Duration::from_millis(2);
@@ -260,9 +258,6 @@ pub(super) fn supervise(
     let mut judge_ended_at: Option<Instant> = None;
     let mut killed = false;
     let mut candidate_killed = false;
-    // Whether the judge ended with every step's result and the candidate
-    // answering, once its verdict is all read.
-    let mut settled: Option<bool> = None;
     let mut demoted = false;
     let mut handed_off = false;
     let mut buf = vec![0u8; 64 * 1024];
@@ -328,10 +323,7 @@ pub(super) fn supervise(
         // The judge is done: the candidate process has nothing left to answer.
         if judge.ended && !candidate.ended && !candidate_killed {
             let t = *judge_ended_at.get_or_insert(now);
-            if settled.is_none() && !verdict.open {
-                settled = Some(super::wire::parse(&verdict.excerpt).settled());
-            }
-            if settled == Some(true) || now >= t + EXIT_GRACE {
+            if now >= t + EXIT_GRACE {
                 candidate.kill();
                 candidate_killed = true;
             }
@@ -415,11 +407,11 @@ pub(super) fn supervise(
             obs.stderr.pump(pipes.stderr, EXCERPT_BYTES, &mut buf);
         }
         if !obs.overflow && (obs.stdout.total > watch.cap || obs.stderr.total > watch.cap) {
-            // The candidate process goes at once; its judge reads the answers
-            // it had sent and ends (`verdict.rs` decides which counts).
             obs.overflow = true;
-            candidate.kill();
-            candidate_killed = true;
+            if !killed {
+                kill_both(candidate, judge);
+                killed = true;
+            }
         }
         if ready(i_verdict) {
             verdict.pump(pipes.verdict, VERDICT_MAX, &mut buf);

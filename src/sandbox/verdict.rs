@@ -57,9 +57,7 @@ pub(super) fn interpret(
         recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
-    // Output past the cap while the judge still waited on the candidate
-    // process (not while it ran tests sent ahead after a settled verdict).
-    if observed.overflow && !report.settled() {
+    if observed.overflow {
         result.detail = "output overflow".into();
     } else if observed.disk_full {
         result.detail = format!(

@@ -51,10 +51,7 @@
 //! or `["raise", type, message, line, [], builtin]`); either side's `call`
 //! (target, args, `[[key, value]...]`; the judge's `pcall` is the same with
 //! arguments and answer as plain data without ids, for tests that are
-//! independent inputs, and its `pcalls` (target, `[args...]`) sends up to 64
-//! of those ahead: the candidate answers each as its call returns, one
-//! message each, and the judge times each from the answer before it) and
-//! `op` (op, operands), which the
+//! independent inputs) and `op` (op, operands), which the
 //! other side may send back while it waits (a callback, nested to a bound);
 //! and the answers `ok` (the value) and `raise` (the exception). The judge
 //! serves only operations on the test's objects it handed over, never a

@@ -132,12 +132,6 @@ impl Report {
     pub fn ended(&self) -> bool {
         self.end_ns.is_some()
     }
-
-    /// Every step ran and the candidate process answered throughout: how it
-    /// ends now says nothing of the verdict.
-    pub fn settled(&self) -> bool {
-        self.ended() && self.lost.is_none()
-    }
 }
 
 /// One note of the judge's, read.
