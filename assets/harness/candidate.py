@@ -14,7 +14,6 @@
 # While it runs, the program may call back the test's objects it was handed.
 
 CALL_FD = 3
-_requests = _Frames(CALL_FD)
 _REQUEST_MAX = 1 << 31
 _prepared = None
 _namespace = None
@@ -120,7 +119,7 @@ def _answer_calls():
 
 def _candidate_receive(what):
     try:
-        data = _requests.next(_REQUEST_MAX)
+        data = _read_frame(CALL_FD, _REQUEST_MAX)
         message = marshal.loads(data) if data is not None else None
         if message is not None:
             return _take(message)

@@ -119,25 +119,18 @@ def _write_all(fd, data):
     return True
 
 
-def _read_some(fd, size):
-    """Up to `size` bytes from `fd`; b"" at the end of the stream or when it
-    cannot be read."""
-    while True:
-        try:
-            return _read(fd, size)
-        except InterruptedError:
-            continue
-        except OSError:
-            # A peer that closed with our message unread resets the socket.
-            return b""
-
-
 def _read_exactly(fd, n):
     """`n` bytes from `fd`, or None at the end of the stream (or when it
     cannot be read)."""
     parts = []
     while n > 0:
-        chunk = _read_some(fd, n if n < 1 << 20 else 1 << 20)
+        try:
+            chunk = _read(fd, n if n < 1 << 20 else 1 << 20)
+        except InterruptedError:
+            continue
+        except OSError:
+            # A peer that closed with our message unread resets the socket.
+            return None
         if not chunk:
             return None
         parts.append(chunk)
@@ -151,53 +144,16 @@ def _frame(data):
     return _len(data).to_bytes(8, "big") + data
 
 
-class _Frames:
-    """The messages that come on one descriptor, read as many at a time as
-    have come (one system call for a message's length and body, and for
-    answers that arrive together)."""
-
-    __slots__ = ("fd", "buf", "pos")
-
-    def __init__(self, fd):
-        self.fd = fd
-        self.buf = b""
-        self.pos = 0
-
-    def buffered(self):
-        """Whether a whole message has been read already."""
-        left = _len(self.buf) - self.pos
-        if left < 8:
-            return False
-        return left - 8 >= _int.from_bytes(self.buf[self.pos : self.pos + 8], "big")
-
-    def next(self, limit):
-        """The next message; None at the end of the stream; raises ValueError
-        for a length over `limit`."""
-        head = self._take(8)
-        if head is None:
-            return None
-        n = _int.from_bytes(head, "big")
-        if n > limit:
-            raise ValueError("a message of %d bytes (at most %d)" % (n, limit))
-        return self._take(n) if n else b""
-
-    def _take(self, n):
-        buf, pos = self.buf, self.pos
-        have = _len(buf) - pos
-        if have < n:
-            parts = [buf[pos:]]
-            while have < n:
-                want = n - have
-                chunk = _read_some(self.fd, 1 << 16 if want < 1 << 16 else want if want < 1 << 20 else 1 << 20)
-                if not chunk:
-                    return None
-                parts.append(chunk)
-                have += _len(chunk)
-            buf, pos = b"".join(parts), 0
-        self.buf, self.pos = buf, pos + n
-        if self.pos == _len(buf):
-            self.buf, self.pos = b"", 0
-        return buf[pos : pos + n] if pos or n != _len(buf) else buf
+def _read_frame(fd, limit):
+    """The next message on `fd`; None at the end of the stream; raises
+    ValueError for a length over `limit`."""
+    head = _read_exactly(fd, 8)
+    if head is None:
+        return None
+    n = _int.from_bytes(head, "big")
+    if n > limit:
+        raise ValueError("a message of %d bytes (at most %d)" % (n, limit))
+    return _read_exactly(fd, n) if n else b""
 
 
 def _note_bytes(kind, text):

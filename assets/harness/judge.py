@@ -26,7 +26,6 @@
 
 VERDICT_FD = 3
 JUDGE_CALL_FD = 4
-_answers = _Frames(JUDGE_CALL_FD)
 _ANSWER_MAX = 64 << 20
 # An assertion that is an expression runs as `assert (<expression>), MARK`;
 # MARK tells a false expression from an AssertionError raised inside it.
@@ -100,7 +99,7 @@ def _receive(what):
     """The candidate process's next message (a non-empty list)."""
     _wait_for_answer()
     try:
-        data = _answers.next(_ANSWER_MAX)
+        data = _read_frame(JUDGE_CALL_FD, _ANSWER_MAX)
     except ValueError as exc:
         _lose("malformed (" + _str(exc) + ")", what)
     if data is None:
