@@ -18,7 +18,7 @@ use crate::util;
 const CODE_PROMPT: &str = "import os\ndef task_func(a, b):\n";
 
 /// A BigCodeBench record with `test` and `libs`.
-fn record(id: &str, test: &str, libs: &str) -> String {
+pub(crate) fn record(id: &str, test: &str, libs: &str) -> String {
     json!({
         "task_id": id,
         "complete_prompt": format!("{CODE_PROMPT}    \"\"\"Adds a and b.\"\"\"\n"),
@@ -41,7 +41,7 @@ class TestCases(unittest.TestCase):\n    \
 
 /// Runs each generation of `generations` on the one task of `line`, in the
 /// default mode and in fast start; both must agree on everything shown here.
-fn judge(line: &str, generations: &[&str]) -> Vec<CandidateResult> {
+pub(crate) fn judge(line: &str, generations: &[&str]) -> Vec<CandidateResult> {
     let dir = util::tempdir();
     let path = dir.path().join("bcb.jsonl");
     std::fs::write(&path, format!("{line}\n")).unwrap();

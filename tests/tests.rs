@@ -32,6 +32,7 @@
 //! - `redteam3`: the routes a third attacker found (exception classes, control characters).
 //! - `redteam4`: the routes a fourth attacker found against the object bridge (run-time
 //!   names, truthy answers, telling the probe apart, StopIteration, a crashing judge).
+//! - `reward_hacks`: the published reward hacks against unittest graders, each caught.
 //! - `numbers`: paired comparison, rechecks and flaky candidates, harness faults.
 //! - `workbench`: a whole session through the library (load, run, inspect, compare, export).
 //! - `gui`: the desktop app driven headless (egui_kittest).
@@ -81,6 +82,7 @@ mod result_files;
 mod result_files_gui;
 mod resume;
 mod resume_app;
+mod reward_hacks;
 mod shard;
 mod suites;
 #[cfg(feature = "gui")]

@@ -3,10 +3,11 @@
 #
 # Started by the host as `python -s -S -B -c <this program> ROLE` with a
 # cleaned environment. The program is the files of assets/harness/ in order:
-# core, codec, bridge, graph, ungraph, talk, denylist, candidate, suite,
-# stdio, judge, suite_verdict, explain, proxies, names, io, stdio_verdict,
-# server, main (a fresh candidate process gets only core, codec, bridge,
-# graph, ungraph, talk, denylist, candidate, suite, stdio, main).
+# core, codec, bridge, graph, ungraph, talk, denylist, candidate,
+# suite_watch, suite, stdio, judge, suite_verdict, explain, proxies, names,
+# io, stdio_verdict, server, main (a fresh candidate process gets only core,
+# codec, bridge, graph, ungraph, talk, denylist, candidate, suite_watch,
+# suite, stdio, main).
 # ROLE is
 #
 #   candidate       runs the program (prompt + completion) and answers the

@@ -10,10 +10,15 @@
 # among the result's failures or errors. The verdict is the candidate
 # process's word: `integrity: "in-process"`.
 #
+# Unlike bigcodebench, a skipped method fails (its tests never skip), and
+# what the program does to forge the verdict from here is watched for
+# (suite_watch.py).
+#
 # The judge sends ["suite", TEST_CODE] after the program's top level has run;
-# the answer is ["ok", [[method, "ok" | "fail", type, message, line], ...]]
-# (method "" for a class or module fixture's error), or the "raise" answer
-# when the test module's top level raised (bigcodebench's `ALL`).
+# the answer is ["ok", [[method, "ok" | "fail", type, message, line], ...],
+# [flag, ...]] (method "" for a class or module fixture's error), or the
+# "raise" answer when the test module's top level raised (bigcodebench's
+# `ALL`).
 
 _SWALLOW_KEEP = 64 * 1024
 
@@ -41,6 +46,7 @@ def _suite_module():
     builtins.exit = None
     builtins.quit = None
     _swallow_io()
+    _watch_suite()
     return module.__dict__
 
 
@@ -82,9 +88,11 @@ def _swallow_io():
 def _run_suite(test_code):
     import unittest
 
+    _check_framework()
     code = _compile(test_code, "__test__.py", "exec")
     _exec(code, _namespace)
     cases = _namespace["TestCases"]
+    own = _class_state(cases)
     suite = unittest.TestLoader().loadTestsFromTestCase(cases)
     outcomes = []
 
@@ -117,7 +125,12 @@ def _run_suite(test_code):
 
         def addSkip(self, test, reason):
             super().addSkip(test, reason)
-            outcomes.append([_str(getattr(test, "_testMethodName", "")), "ok", "", "", None])
+            _suite_flag("skipped")
+            try:
+                name, message = _str(test._testMethodName), _str(reason)[:DETAIL_MAX]
+            except _BaseException:
+                name, message = "", ""
+            outcomes.append([name, "fail", "SkipTest", message, None])
 
         def addExpectedFailure(self, test, err):
             super().addExpectedFailure(test, err)
@@ -127,8 +140,15 @@ def _run_suite(test_code):
             super().addUnexpectedSuccess(test)
             outcomes.append([_str(test._testMethodName), "ok", "", "", None])
 
+        def stopTest(self, test):
+            super().stopTest(test)
+            _check_framework()
+            _check_class(own)
+
     suite.run(_Result())
-    return ["ok", outcomes]
+    _check_framework()
+    _check_class(own)
+    return ["ok", outcomes, _suite_flags]
 
 
 def _suite_raised(exc):

@@ -35,7 +35,9 @@ def _judge_suite(test_code, program, methods):
             _record("step", "a" + _str(i + 1) + " skip")
         return _finish()
     _record("step", "s ok")
-    passed, failed = results
+    passed, failed, flags = results
+    for flag in flags:
+        _flag(flag)
     # A class or module fixture that failed fails every method it spoiled.
     fixture = failed.get("")
     for i, method in enumerate(methods):
@@ -51,9 +53,14 @@ def _judge_suite(test_code, program, methods):
     _finish()
 
 
+# The flags the candidate's watches may raise (suite_watch.py).
+_SUITE_FLAGS = ("skipped", "patched-framework", "patched-clock", "always-equal", "frame-introspection")
+
+
 def _suite_results(answer):
-    """(methods that passed, {method: why it failed}) from the candidate's
-    answer, or the description of what the test module's top level raised."""
+    """(methods that passed, {method: why it failed}, flags) from the
+    candidate's answer, or the description of what the test module's top
+    level raised."""
     what = lambda: "the test suite"
     if answer[0] == "raise":
         if _len(answer) != 6 or _type(answer[1]) is not str or _type(answer[2]) is not str:
@@ -62,7 +69,13 @@ def _suite_results(answer):
             raise _OutOfMemory()
         text = answer[1][:200] + (": " + answer[2] if answer[2] else "")
         return text[:DETAIL_MAX]
-    if answer[0] != "ok" or _len(answer) != 2 or _type(answer[1]) is not list:
+    if (
+        answer[0] != "ok"
+        or _len(answer) != 3
+        or _type(answer[1]) is not list
+        or _type(answer[2]) is not list
+        or not all(_type(f) is str and f in _SUITE_FLAGS for f in answer[2])
+    ):
         _lose("malformed (the suite's answer)", what)
     passed, failed = set(), {}
     for item in answer[1]:
@@ -81,4 +94,4 @@ def _suite_results(answer):
             if line is not None:
                 text += " (test line " + _str(line) + ")"
             failed[method] = text[:DETAIL_MAX]
-    return passed, failed
+    return passed, failed, answer[2]

@@ -131,16 +131,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!(
         "execscope: {}",
-        execscope::integrity::describe(&settings.limits)
+        execscope::integrity::describe(
+            &settings.limits,
+            Some(execscope::integrity::Deciders::of(&plan))
+        )
     );
-    let suites_n = plan
-        .tasks
-        .iter()
-        .filter(|t| matches!(t.tests, execscope::plan::Tests::Suite(_)))
-        .count();
-    if let Some(line) = execscope::integrity::in_process_line(suites_n) {
-        eprintln!("execscope: {line}");
-    }
     if !tasks.skipped.is_empty() {
         eprintln!(
             "execscope: {} non-code_exec task(s) skipped (not executed)",

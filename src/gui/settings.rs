@@ -39,6 +39,11 @@ impl App {
     }
 
     fn settings_form_ui(&mut self, ui: &mut egui::Ui) {
+        let deciders = self
+            .workbench
+            .plan
+            .as_deref()
+            .map(crate::integrity::Deciders::of);
         let s = &mut self.state.settings;
         let mut detect = false;
         egui::Grid::new("settings_grid").num_columns(2).spacing([12.0, 8.0]).show(ui, |ui| {
@@ -137,10 +142,10 @@ impl App {
             ui.label("Integrity");
             ui.vertical(|ui| {
                 ui.checkbox(&mut s.strict_integrity, "Strict integrity")
-                    .on_hover_text("A pass that the candidate's own code decided (an object that says it is equal, its own comparison or arithmetic, a name that hides a builtin the tests use) counts as error, not pass, and a name that hides a builtin or a module is not given to the tests. Off: the outcome stays as the official harness would give it and the flags inform. Refuses to run where the verdict cannot be guarded.");
+                    .on_hover_text("A pass that the candidate's own code decided (an object that says it is equal, its own comparison or arithmetic, a name that hides a builtin the tests use), or that a unittest suite decided in the candidate's own process, counts as error, not pass, and a name that hides a builtin or a module is not given to the tests. Off: the outcome stays as the official harness would give it and the flags inform. Refuses to run where the verdict cannot be guarded.");
                 let limits = s.run_settings().limits;
-                let line = crate::integrity::describe(&limits);
-                if crate::integrity::missing(&limits).is_empty() {
+                let line = crate::integrity::describe(&limits, deciders);
+                if crate::integrity::missing(&limits).is_empty() && deciders.is_none_or(|d| d.in_process == 0) {
                     ui.weak_label(line);
                 } else {
                     ui.error_label(line);

@@ -62,6 +62,9 @@ impl RunFile {
                     .into_iter()
                     .map(str::to_owned)
                     .collect(),
+                verdicts_decided: Some(crate::integrity::Deciders::of_results(
+                    store.candidates.iter().filter_map(|c| c.result.as_ref()),
+                )),
                 recheck: ctx.settings.recheck,
                 recheck_all: ctx.settings.recheck_all,
                 timeouts: ctx.settings.timeouts.clone(),

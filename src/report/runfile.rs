@@ -126,6 +126,10 @@ pub struct SettingsRecord {
     /// [`crate::integrity::missing`]).
     #[serde(default)]
     pub integrity_missing: Vec<String>,
+    /// How many verdicts a judge decided and how many the candidates' own
+    /// processes did (absent in run files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdicts_decided: Option<crate::integrity::Deciders>,
     /// Rechecks per rechecked candidate (0: none).
     #[serde(default)]
     pub recheck: u32,

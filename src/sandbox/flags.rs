@@ -4,10 +4,10 @@
 //! rechecks add [`FLAKY`]. Flags never change an outcome unless the user asks
 //! for strict integrity.
 
-use super::{CandidateResult, Outcome};
+use super::{CandidateResult, Integrity, Outcome};
 
 /// Every integrity flag, with a one-line explanation (the README lists the same).
-pub const FLAGS: [(&str, &str); 5] = [
+pub const FLAGS: [(&str, &str); 9] = [
     (
         "candidate-decided",
         "an assertion's result depended on the candidate's own code deciding a comparison, a truth value, a length or arithmetic on one of its objects",
@@ -28,6 +28,22 @@ pub const FLAGS: [(&str, &str); 5] = [
         "malformed-answer",
         "the candidate process answered the judge with something that is not data",
     ),
+    (
+        "skipped",
+        "a test method of its unittest suite was skipped (it counts as failed)",
+    ),
+    (
+        "patched-framework",
+        "the program replaced or changed part of the unittest machinery (TestCase, TestResult, TestSuite, TestLoader, the runner, unittest.mock) or the tests' own class",
+    ),
+    (
+        "patched-clock",
+        "the program replaced a clock of the time module or a class of the datetime module",
+    ),
+    (
+        "frame-introspection",
+        "the program reached the interpreter's frames (where a suite's tests keep their expected values) or set a trace or profile hook",
+    ),
 ];
 
 /// The flag of a candidate whose rechecks disagree with its first run.
@@ -38,11 +54,7 @@ pub const FLAKY_MEANING: &str = "its rechecks disagree with its first run (the r
 /// Flags that earlier versions recorded, when the verdict was decided in the
 /// candidate's own interpreter; the judge makes them moot, but run files
 /// written then still carry them.
-const RETIRED: [(&str, &str); 9] = [
-    (
-        "frame-introspection",
-        "(earlier versions) reached the harness's frames",
-    ),
+const RETIRED: [(&str, &str); 8] = [
     (
         "harness-introspection",
         "(earlier versions) read or replaced the harness's own functions",
@@ -96,13 +108,29 @@ pub fn add_flag(flags: &mut Vec<String>, name: &str) {
 }
 
 /// Strict integrity: a pass carrying an integrity flag (of this version or
-/// an earlier one; not [`FLAKY`]) becomes `error` with detail
-/// `integrity: <flags>` and score 0. Anything else is left as it is.
+/// an earlier one; not [`FLAKY`]), or decided in the candidate's own process
+/// (which could have forged it unflagged), becomes `error` with detail
+/// `integrity: <in-process, flags>` and score 0. Anything else is left as
+/// it is.
 pub fn apply_strict(result: &mut CandidateResult) {
-    if result.outcome == Outcome::Pass && result.flags.iter().any(|f| f != FLAKY) {
+    if result.outcome != Outcome::Pass {
+        return;
+    }
+    let mut why: Vec<&str> = Vec::new();
+    if result.integrity == Some(Integrity::InProcess) {
+        why.push("in-process");
+    }
+    why.extend(
+        result
+            .flags
+            .iter()
+            .map(String::as_str)
+            .filter(|f| *f != FLAKY),
+    );
+    if !why.is_empty() {
         result.outcome = Outcome::Error;
         result.score = 0.0;
-        result.detail = format!("integrity: {}", result.flags.join(", "));
+        result.detail = format!("integrity: {}", why.join(", "));
     }
 }
 
@@ -130,6 +158,13 @@ mod tests {
         failed.flags = vec!["candidate-decided".into()];
         apply_strict(&mut failed);
         assert_eq!(failed.outcome, Outcome::AssertionFail);
+        let mut suite = CandidateResult::not_run("", 2);
+        suite.outcome = Outcome::Pass;
+        suite.score = 1.0;
+        suite.integrity = Some(Integrity::InProcess);
+        apply_strict(&mut suite);
+        assert_eq!(suite.outcome, Outcome::Error);
+        assert_eq!(suite.detail, "integrity: in-process");
     }
 
     #[test]

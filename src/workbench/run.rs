@@ -93,12 +93,9 @@ impl Workbench {
         for line in crate::environment::lines(&missing, &python) {
             self.notify(line, false);
         }
-        let suites = plan
-            .tasks
-            .iter()
-            .filter(|t| matches!(t.tests, crate::plan::Tests::Suite(_)))
-            .count();
-        if let Some(line) = crate::integrity::in_process_line(suites) {
+        let deciders = crate::integrity::Deciders::of(&plan);
+        if deciders.in_process > 0 {
+            let line = crate::integrity::describe(&settings.limits, Some(deciders));
             self.notify(line, false);
         }
         self.reset_results();
