@@ -56,6 +56,41 @@ fn a_stdout_flood_is_killed_at_the_cap_well_before_the_timeout() {
 }
 
 #[test]
+fn the_demos_flood_is_stopped_within_one_pipe_buffer_of_the_cap_every_time() {
+    // The demo's chatty count_vowels, fifty times in each mode.
+    let code = "def count_vowels(s):\n    while True:\n        print('vowels! ' * 64)\n";
+    let limits = Limits::default();
+    let mut most = 0;
+    for fast in [false, true] {
+        for _ in 0..50 {
+            let r = crate::util::run_mode(
+                fast,
+                &program(code, &["count_vowels('a') == 1"]),
+                &limits,
+                Duration::from_secs(20),
+            );
+            assert_eq!(r.detail, "output overflow");
+            let o = r.overflow.expect("the overflow is described");
+            assert_eq!(
+                (o.stream.as_str(), o.cap_bytes),
+                ("stdout", limits.output_cap)
+            );
+            assert!(o.read_bytes > limits.output_cap);
+            most = most.max(o.read_bytes);
+        }
+    }
+    eprintln!(
+        "the most read of 100 floods: {most} bytes against a cap of {}",
+        limits.output_cap
+    );
+    assert!(
+        most <= limits.output_cap + 64 * 1024,
+        "{most} bytes read against a cap of {}",
+        limits.output_cap
+    );
+}
+
+#[test]
 fn a_stderr_flood_is_killed_at_the_cap_well_before_the_timeout() {
     let start = Instant::now();
     let code = "import sys\nwhile True:\n    sys.stderr.write('e' * 4096)\n";

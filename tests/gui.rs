@@ -405,6 +405,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     edited: false,
                     base: None,
                     integrity: None,
+                    overflow: None,
                     recorded: None,
                 }),
             }

@@ -29,6 +29,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         edited: false,
         base: None,
         integrity: None,
+        overflow: None,
         recorded: None,
     }
 }

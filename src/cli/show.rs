@@ -94,5 +94,8 @@ fn write_row(out: &mut impl Write, row: &CandidateRow, counted: bool) -> std::io
         }
         None => writeln!(out, "  {}", printable(&row.detail))?,
     }
+    if let Some(overflow) = &row.overflow {
+        writeln!(out, "  {}", overflow.describe())?;
+    }
     Ok(())
 }

@@ -238,6 +238,10 @@ impl App {
         let Some(r) = &c.result else {
             return;
         };
+        if let Some(overflow) = &r.overflow {
+            ui.error_label(overflow.describe());
+            ui.add_space(6.0);
+        }
         for (title, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
             ui.horizontal(|ui| {
                 ui.strong(title);

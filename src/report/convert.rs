@@ -229,6 +229,7 @@ pub(super) fn store_of(
                     edited: row.edited,
                     base: row.base,
                     integrity: row.integrity,
+                    overflow: row.overflow.clone(),
                     recorded: None,
                 }),
             }
@@ -291,5 +292,6 @@ fn candidate_row(task_id: String, c: Candidate) -> Option<CandidateRow> {
         edited: r.edited,
         base: r.base,
         integrity: r.integrity,
+        overflow: r.overflow.clone(),
     })
 }

@@ -230,6 +230,9 @@ pub struct CandidateRow {
     /// (a unittest suite); absent where the judge did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<crate::sandbox::Integrity>,
+    /// Which stream crossed the output cap, and how much was read of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<crate::sandbox::Overflow>,
 }
 
 /// One task as saved.

@@ -4,6 +4,7 @@
 use std::io;
 use std::os::fd::RawFd;
 
+use super::Overflow;
 use super::sys::read_fd;
 
 /// Bytes of each of stdout and stderr kept for display.
@@ -26,9 +27,10 @@ impl Stream {
         }
     }
 
-    /// Reads what is available, keeping at most `keep` bytes.
-    pub fn pump(&mut self, fd: RawFd, keep: usize, buf: &mut [u8]) {
-        loop {
+    /// Reads what is available, keeping at most `keep` bytes, and stops
+    /// once more than `stop_after` bytes have been read in all.
+    pub fn pump(&mut self, fd: RawFd, keep: usize, stop_after: u64, buf: &mut [u8]) {
+        while self.total <= stop_after {
             match read_fd(fd, buf) {
                 Ok(0) => {
                     self.open = false;
@@ -59,5 +61,62 @@ impl Stream {
             ));
         }
         s
+    }
+}
+
+/// The stream that crossed `cap`, if one did (stdout first), with how much
+/// of it was read.
+pub(super) fn overflowed(stdout: &Stream, stderr: &Stream, cap: u64) -> Option<Overflow> {
+    [("stdout", stdout), ("stderr", stderr)]
+        .into_iter()
+        .find(|(_, s)| s.total > cap)
+        .map(|(name, s)| Overflow {
+            stream: name.to_owned(),
+            read_bytes: s.total,
+            cap_bytes: cap,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pipe holding `n` bytes, its read end non-blocking.
+    fn filled(n: usize) -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+        use std::io::Write;
+        let (r, w) = std::io::pipe().unwrap();
+        let mut w = std::fs::File::from(std::os::fd::OwnedFd::from(w));
+        w.write_all(&vec![b'x'; n]).unwrap();
+        let r = std::os::fd::OwnedFd::from(r);
+        super::super::sys::set_nonblocking(std::os::fd::AsRawFd::as_raw_fd(&r));
+        (r, w.into())
+    }
+
+    #[test]
+    fn a_read_stops_once_the_cap_is_crossed_and_says_which_stream() {
+        use std::os::fd::AsRawFd;
+        let (r, _w) = filled(60_000);
+        let mut out = Stream::new();
+        let mut buf = vec![0u8; 4096];
+        out.pump(r.as_raw_fd(), 100, 10_000, &mut buf);
+        assert!(
+            out.total > 10_000 && out.total <= 10_000 + 4096,
+            "{}",
+            out.total
+        );
+        assert_eq!(out.excerpt.len(), 100);
+        assert!(out.open);
+        let err = Stream::new();
+        assert_eq!(overflowed(&err, &err, 10_000), None);
+        let o = overflowed(&err, &out, 10_000).unwrap();
+        assert_eq!(
+            (o.stream.as_str(), o.read_bytes, o.cap_bytes),
+            ("stderr", out.total, 10_000)
+        );
+        // Without a cap it reads to the end of what is there.
+        let (r, _w) = filled(60_000);
+        let mut all = Stream::new();
+        all.pump(r.as_raw_fd(), 0, u64::MAX, &mut buf);
+        assert_eq!(all.total, 60_000);
     }
 }

@@ -178,7 +178,7 @@ impl ForkServer {
             let mut err = Stream::new();
             let mut buf = [0u8; 4096];
             sys::set_nonblocking(self.stderr.as_raw_fd());
-            err.pump(self.stderr.as_raw_fd(), 4096, &mut buf);
+            err.pump(self.stderr.as_raw_fd(), 4096, u64::MAX, &mut buf);
             let stderr = String::from_utf8_lossy(&err.excerpt).trim().to_owned();
             unusable(
                 python,

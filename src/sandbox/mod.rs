@@ -241,6 +241,10 @@ pub struct CandidateResult {
     /// decided it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrity: Option<Integrity>,
+    /// Which stream crossed the output cap and how much of it was read,
+    /// where the detail is `output overflow`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<Overflow>,
     /// What a task's reference returned on its inputs, when it ran to record
     /// them (JSON text for the judge; never written to a run file).
     #[serde(skip)]
@@ -257,6 +261,28 @@ pub struct BaseVerdict {
     pub passed: u32,
     /// Tests in all (0 where the format does not record it).
     pub total: u32,
+}
+
+/// A stream that crossed the output cap: the candidate was stopped within
+/// one read of crossing it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Overflow {
+    /// `stdout` or `stderr`.
+    pub stream: String,
+    /// Bytes read from it before the candidate was stopped.
+    pub read_bytes: u64,
+    /// The cap.
+    pub cap_bytes: u64,
+}
+
+impl Overflow {
+    /// One line on it, for the Output tab and `show`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} crossed the output cap of {} bytes: {} bytes were read before the candidate was stopped",
+            self.stream, self.cap_bytes, self.read_bytes
+        )
+    }
 }
 
 /// Where a verdict was decided, when not in the judge.
@@ -302,6 +328,7 @@ impl CandidateResult {
             edited: false,
             base: None,
             integrity: None,
+            overflow: None,
             recorded: None,
         }
     }

@@ -12,7 +12,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
 use super::CancelToken;
-use super::capture::{EXCERPT_BYTES, Stream};
+use super::capture::{EXCERPT_BYTES, Stream, overflowed};
 use super::disk::{DISK_CHECK_EVERY, over_disk_limit};
 use super::pacing::{CHECK_EVERY, DEMOTED_NICE, FULL_PRIORITY_SHARE, lower_priority, usage};
 use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd};
@@ -127,7 +127,7 @@ impl Side {
     fn read_lines(&mut self, control: RawFd, killed: bool, buf: &mut [u8]) -> bool {
         let mut s = Stream::new();
         s.excerpt = std::mem::take(&mut self.lines);
-        s.pump(control, 4096, buf);
+        s.pump(control, 4096, u64::MAX, buf);
         self.lines = s.excerpt;
         // End of file: the server died (or was killed with its group).
         let mut lost = !s.open;
@@ -181,7 +181,8 @@ pub(super) struct Observed {
     pub stderr: Stream,
     pub verdict: Vec<u8>,
     pub timed_out: bool,
-    pub overflow: bool,
+    /// Which stream crossed the output cap, and how much was read.
+    pub overflow: Option<super::Overflow>,
     /// The candidate's directory grew past the disk limit.
     pub disk_full: bool,
     /// CPU time the candidate process used, read when it ended (before reaping).
@@ -248,7 +249,7 @@ pub(super) fn supervise(
         stderr: Stream::new(),
         verdict: Vec::new(),
         timed_out: false,
-        overflow: false,
+        overflow: None,
         disk_full: false,
         cpu: None,
     };
@@ -400,21 +401,30 @@ pub(super) fn supervise(
                 input = None;
             }
         }
+        // Each read stops once the cap is crossed, so the candidate is
+        // stopped within one read (64 KiB) of crossing it.
         if ready(i_out) {
-            obs.stdout.pump(pipes.stdout, EXCERPT_BYTES, &mut buf);
+            obs.stdout
+                .pump(pipes.stdout, EXCERPT_BYTES, watch.cap, &mut buf);
         }
         if ready(i_err) {
-            obs.stderr.pump(pipes.stderr, EXCERPT_BYTES, &mut buf);
+            obs.stderr
+                .pump(pipes.stderr, EXCERPT_BYTES, watch.cap, &mut buf);
         }
-        if !obs.overflow && (obs.stdout.total > watch.cap || obs.stderr.total > watch.cap) {
-            obs.overflow = true;
-            if !killed {
-                kill_both(candidate, judge);
-                killed = true;
+        if obs.overflow.is_none() {
+            obs.overflow = overflowed(&obs.stdout, &obs.stderr, watch.cap);
+            if obs.overflow.is_some() {
+                // Nothing more is read: what is still in the pipes goes with them.
+                obs.stdout.open = false;
+                obs.stderr.open = false;
+                if !killed {
+                    kill_both(candidate, judge);
+                    killed = true;
+                }
             }
         }
         if ready(i_verdict) {
-            verdict.pump(pipes.verdict, VERDICT_MAX, &mut buf);
+            verdict.pump(pipes.verdict, VERDICT_MAX, u64::MAX, &mut buf);
         }
         if candidate.look(ready(i_candidate), killed || candidate_killed, &mut buf) {
             // A zombie now (and a fork server does not reap its child before

@@ -54,11 +54,13 @@ pub(super) fn interpret(
             Tests::Suite(_) => Some(super::Integrity::InProcess),
             Tests::Assertions | Tests::Inputs(_) | Tests::Stdio(_) => None,
         },
+        overflow: None,
         recorded: None,
     };
     let status = candidate.status.map(ExitStatus::from_raw);
-    if observed.overflow {
+    if let Some(overflow) = &observed.overflow {
         result.detail = "output overflow".into();
+        result.overflow = Some(overflow.clone());
     } else if observed.disk_full {
         result.detail = format!(
             "disk limit ({} MiB in its directory)",

@@ -192,6 +192,7 @@ fn candidate_row(v: Verdict, sample: usize) -> CandidateRow {
             total: 0,
         }),
         integrity: None,
+        overflow: None,
     }
 }
 
