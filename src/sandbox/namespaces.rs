@@ -3,7 +3,8 @@
 //! is a tmpfs of the disk limit's size, so the kernel bounds the bytes and
 //! entries it keeps however it keeps them (files unlinked but held open,
 //! `O_TMPFILE`, descriptors in flight in a socket). A host that is not root
-//! enters a user namespace too, mapping its ids to themselves. Each is probed
+//! enters a user namespace always (where the kernel gives one), mapping its
+//! ids to themselves. Each is probed
 //! once; where the tmpfs cannot be made, the host's watchdog measures the
 //! directory instead (see `disk.rs`) and no descriptor may be sent.
 
@@ -44,7 +45,10 @@ impl Namespaces {
                 options: tmpfs_options(bytes)?,
             })
         });
-        if !no_network && tmpfs.is_none() {
+        // Not root: always a user namespace of its own where the kernel
+        // gives one, so that RLIMIT_NPROC counts this child's tasks alone
+        // (see `confine/pids.rs`).
+        if !no_network && tmpfs.is_none() && !user_isolation() {
             return None;
         }
         Some(Namespaces {
@@ -223,6 +227,23 @@ pub fn network_isolation() -> Result<(), String> {
                 .map_err(|e| format!("{e}; candidates keep the host's network"))
         })
         .clone()
+}
+
+/// Not root, and a user namespace of our own ids can be made here (then
+/// every candidate and fork server enters one). Checked once.
+pub fn user_isolation() -> bool {
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    *PROBE.get_or_init(|| {
+        let Some(maps) = user_maps() else {
+            return false;
+        };
+        let ns = Namespaces {
+            net: false,
+            user: Some(maps),
+            tmpfs: None,
+        };
+        probe(ns, "a user namespace").is_ok()
+    })
 }
 
 /// Whether a candidate's directory can be a sized tmpfs of its own here.

@@ -37,6 +37,42 @@ pub(super) fn lower_priority(pgid: libc::pid_t, nice: libc::c_int) {
     }
 }
 
+/// What the supervisor does after a look at a running candidate that is not
+/// demoted yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Step {
+    /// Lower its priority to [`DEMOTED_NICE`]: it has had its full-priority
+    /// CPU time.
+    pub demote: bool,
+    /// Give its worker place to the next candidate (once).
+    pub hand_off: bool,
+    /// When to look again.
+    pub next_look: Duration,
+}
+
+/// The pacing policy: a candidate `elapsed` into its run that has `used`
+/// this much, with `full_priority_cpu` of CPU at full priority, whose place
+/// was `handed_off` already or not.
+pub(super) fn pace(
+    elapsed: Duration,
+    used: Usage,
+    full_priority_cpu: Duration,
+    handed_off: bool,
+) -> Step {
+    let demote = used.cpu >= full_priority_cpu;
+    // Asleep (neither running nor waiting for a CPU) for more than half of
+    // its time: it mostly waits.
+    let asleep = elapsed.saturating_sub(used.awake);
+    let hand_off = !handed_off && (demote || asleep * 2 > elapsed);
+    // It cannot reach its full-priority CPU time sooner.
+    let to_full = full_priority_cpu.saturating_sub(used.cpu);
+    Step {
+        demote,
+        hand_off,
+        next_look: to_full.clamp(Duration::from_millis(10), CHECK_EVERY),
+    }
+}
+
 /// How a candidate has spent its time so far.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Usage {
@@ -103,4 +139,58 @@ fn main_thread_awake(pid: libc::pid_t) -> Option<Duration> {
 #[cfg(not(target_os = "linux"))]
 pub(super) fn process_cpu(_pid: libc::pid_t) -> Option<Duration> {
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Duration = Duration::from_millis(1);
+
+    fn used(cpu: u64, awake: u64) -> Usage {
+        Usage {
+            cpu: MS * cpu as u32,
+            awake: MS * awake as u32,
+        }
+    }
+
+    #[test]
+    fn a_busy_candidate_keeps_its_place_and_priority_until_its_full_share() {
+        let full = MS * 1500;
+        let s = pace(MS * 600, used(590, 600), full, false);
+        assert_eq!(
+            (s.demote, s.hand_off, s.next_look),
+            (false, false, CHECK_EVERY)
+        );
+        // Close to its share: looked at again when it can first reach it.
+        let s = pace(MS * 1480, used(1470, 1480), full, false);
+        assert_eq!((s.demote, s.hand_off, s.next_look), (false, false, MS * 30));
+    }
+
+    #[test]
+    fn at_its_full_share_it_is_demoted_and_hands_its_place_on_once() {
+        let full = MS * 1500;
+        let s = pace(MS * 1600, used(1500, 1600), full, false);
+        assert_eq!((s.demote, s.hand_off, s.next_look), (true, true, MS * 10));
+        let s = pace(MS * 1600, used(1500, 1600), full, true);
+        assert_eq!((s.demote, s.hand_off), (true, false));
+    }
+
+    #[test]
+    fn a_sleeper_hands_its_place_on_at_full_priority() {
+        let full = MS * 1500;
+        // Awake 100 ms of 500: asleep more than half its time.
+        let s = pace(MS * 500, used(80, 100), full, false);
+        assert_eq!((s.demote, s.hand_off), (false, true));
+        // Awake exactly half: not yet.
+        let s = pace(MS * 500, used(200, 250), full, false);
+        assert_eq!((s.demote, s.hand_off), (false, false));
+    }
+
+    #[test]
+    fn a_candidate_waiting_for_a_cpu_is_not_a_sleeper() {
+        // Its CPU time is low, but it was ready to run (awake) all along.
+        let s = pace(MS * 800, used(100, 800), MS * 1500, false);
+        assert_eq!((s.demote, s.hand_off), (false, false));
+    }
 }

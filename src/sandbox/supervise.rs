@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use super::CancelToken;
 use super::capture::{EXCERPT_BYTES, Stream, overflowed};
 use super::disk::{DISK_CHECK_EVERY, over_disk_limit};
-use super::pacing::{CHECK_EVERY, DEMOTED_NICE, FULL_PRIORITY_SHARE, lower_priority, usage};
+use super::pacing::{CHECK_EVERY, DEMOTED_NICE, FULL_PRIORITY_SHARE, lower_priority, pace, usage};
 use super::sys::{has_exited, kill_group, monotonic_ns, set_nonblocking, write_fd};
 
 /// Most bytes accepted on the verdict pipe (a reference's recorded outputs
@@ -298,7 +298,8 @@ pub(super) fn supervise(
                         used.cpu += judge_cpu;
                         used.awake = used.awake.max(used.cpu);
                     }
-                    if used.cpu >= full_priority_cpu {
+                    let step = pace(elapsed, used, full_priority_cpu, handed_off);
+                    if step.demote {
                         // A long runner keeps its wall clock but yields the CPU.
                         lower_priority(pgid, DEMOTED_NICE);
                         if let Some(judge) = judge.pgid {
@@ -306,16 +307,11 @@ pub(super) fn supervise(
                         }
                         demoted = true;
                     }
-                    // Asleep (neither running nor waiting for a CPU) for more
-                    // than half of its time: it mostly waits.
-                    let asleep = elapsed.saturating_sub(used.awake);
-                    if !handed_off && (demoted || asleep * 2 > elapsed) {
+                    if step.hand_off {
                         handed_off = true;
                         (watch.on_hand_off)();
                     }
-                    // It cannot reach its full-priority CPU time sooner.
-                    let to_full = full_priority_cpu.saturating_sub(used.cpu);
-                    now + to_full.clamp(Duration::from_millis(10), CHECK_EVERY)
+                    now + step.next_look
                 }
                 // A fork server's child not reported yet.
                 None => now + Duration::from_millis(10),

@@ -45,8 +45,7 @@ pub(crate) use prepared::{Prepared, child_field};
 pub enum ThreadBound {
     /// A `pids` control group per candidate.
     Cgroup,
-    /// `RLIMIT_NPROC`: the user's processes and threads when the candidate
-    /// starts, plus the bound.
+    /// `RLIMIT_NPROC`, counted in the candidate's own user namespace.
     Rlimit,
     /// Nothing bounds them (root without a writable `pids` controller, or
     /// not Linux).
@@ -67,7 +66,7 @@ impl ThreadBound {
         match self {
             ThreadBound::Cgroup => format!("at most {max} threads (pids cgroup)"),
             ThreadBound::Rlimit => {
-                format!("at most {max} more threads of your user (RLIMIT_NPROC)")
+                format!("at most {max} threads (RLIMIT_NPROC in a user namespace of its own)")
             }
             ThreadBound::None => "threads unbounded (no pids cgroup here)".into(),
         }

@@ -1,8 +1,10 @@
 //! The kernel's bound on live threads and processes per candidate: a `pids`
 //! control group of its own where the host can make one (cgroup v1's `pids`
-//! hierarchy, or cgroup v2, as root), else `RLIMIT_NPROC`, which counts every
-//! process and thread of the user (so it is set to those alive when the
-//! candidate starts plus the bound; it does not apply to root).
+//! hierarchy, or cgroup v2, as root), else `RLIMIT_NPROC`, which counts the
+//! processes and threads of the user in the candidate's own user namespace
+//! (so it is the bound itself; where no user namespace can be made, those
+//! alive when the candidate starts plus the bound; it does not apply to
+//! root).
 //!
 //! A process joins its group before any Python runs: a fresh candidate by
 //! writing its pid to the group's `cgroup.procs` (opened by the host) between
@@ -168,9 +170,16 @@ pub(crate) unsafe fn join(fd: RawFd) -> io::Result<()> {
     Ok(())
 }
 
-/// `RLIMIT_NPROC` for a candidate starting now: the threads alive on the
-/// machine (an upper bound of the user's) plus `max`.
+/// `RLIMIT_NPROC` for a candidate starting now. The kernel counts the
+/// user's tasks in the candidate's own user namespace alone (each candidate
+/// and each fork server has one where the kernel gives it; a server's
+/// children share its namespace, one candidate at a time): there the bound
+/// is `max` itself, whatever other candidates hold. Without one: the threads
+/// alive on the machine (an upper bound of the user's) plus `max`.
 pub(crate) fn nproc_limit(max: u64) -> u64 {
+    if crate::sandbox::namespaces::user_isolation() {
+        return max;
+    }
     let alive = std::fs::read_to_string("/proc/loadavg")
         .ok()
         .and_then(|l| l.split_whitespace().nth(3)?.split('/').nth(1)?.parse().ok())
