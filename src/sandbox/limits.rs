@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use super::Limits;
 use super::confine::Prepared;
-use super::namespaces::Namespaces;
+use super::namespaces::{Namespaces, own_user_namespace};
 
 /// The descriptor of a candidate process's call channel to its judge.
 pub(super) const CALL_FD: RawFd = 3;
@@ -64,7 +64,8 @@ pub(super) fn rlimits(limits: &Limits, timeout: Duration) -> Vec<Rlimit> {
     #[cfg(target_os = "linux")]
     if let Some(max) = limits.threads {
         if limits.confinement().threads == super::confine::ThreadBound::Rlimit {
-            let n = super::confine::nproc_limit(max) as libc::rlim_t;
+            let own = own_user_namespace(limits);
+            let n = super::confine::nproc_limit(max, own) as libc::rlim_t;
             rlimits.push((libc::RLIMIT_NPROC, n, n));
         }
     }
@@ -96,7 +97,7 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGKILL,
             rlimits: rlimits(limits, timeout),
-            namespaces: Namespaces::new(limits.no_network, None),
+            namespaces: Namespaces::new(limits.no_network, None, own_user_namespace(limits)),
             confine: confine.map(Arc::new),
             cgroup: None,
         }
@@ -108,8 +109,11 @@ impl ChildSetup {
     pub(super) fn with_disk(mut self, limits: &Limits, dir: &std::path::Path) -> ChildSetup {
         // A layer of the kernel's confinement: off with it.
         if limits.confinement().disk_tmpfs {
-            self.namespaces =
-                Namespaces::new(limits.no_network, limits.disk_bytes.map(|b| (dir, b)));
+            self.namespaces = Namespaces::new(
+                limits.no_network,
+                limits.disk_bytes.map(|b| (dir, b)),
+                own_user_namespace(limits),
+            );
         }
         self
     }
@@ -147,7 +151,7 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGTERM,
             rlimits: Vec::new(),
-            namespaces: Namespaces::new(limits.no_network, None),
+            namespaces: Namespaces::new(limits.no_network, None, own_user_namespace(limits)),
             confine: confine.map(Arc::new),
             cgroup: None,
         }

@@ -36,8 +36,14 @@ struct Tmpfs {
 
 impl Namespaces {
     /// What `no_network` and a disk limit of `disk` bytes on `dir` ask for
-    /// (the tmpfs only where this kernel gives it); `None` for nothing.
-    pub(super) fn new(no_network: bool, disk: Option<(&Path, u64)>) -> Option<Namespaces> {
+    /// (the tmpfs only where this kernel gives it), and with `own_user` a
+    /// user namespace even without them (see [`own_user_namespace`]);
+    /// `None` for nothing.
+    pub(super) fn new(
+        no_network: bool,
+        disk: Option<(&Path, u64)>,
+        own_user: bool,
+    ) -> Option<Namespaces> {
         use std::os::unix::ffi::OsStrExt;
         let tmpfs = disk.filter(|_| disk_isolation()).and_then(|(dir, bytes)| {
             Some(Tmpfs {
@@ -45,10 +51,7 @@ impl Namespaces {
                 options: tmpfs_options(bytes)?,
             })
         });
-        // Not root: always a user namespace of its own where the kernel
-        // gives one, so that RLIMIT_NPROC counts this child's tasks alone
-        // (see `confine/pids.rs`).
-        if !no_network && tmpfs.is_none() && !user_isolation() {
+        if !no_network && tmpfs.is_none() && !own_user {
             return None;
         }
         Some(Namespaces {
@@ -229,9 +232,17 @@ pub fn network_isolation() -> Result<(), String> {
         .clone()
 }
 
-/// Not root, and a user namespace of our own ids can be made here (then
-/// every candidate and fork server enters one). Checked once.
-pub fn user_isolation() -> bool {
+/// Whether every candidate and fork server enters a user namespace of its
+/// own under `limits`: not root, the kernel's confinement on, and the kernel
+/// gives one. There RLIMIT_NPROC counts that namespace's tasks alone (see
+/// `confine/pids.rs`).
+pub(super) fn own_user_namespace(limits: &super::Limits) -> bool {
+    limits.confinement().enabled && user_isolation()
+}
+
+/// Not root, and a user namespace of our own ids can be made here. Checked
+/// once.
+fn user_isolation() -> bool {
     static PROBE: OnceLock<bool> = OnceLock::new();
     *PROBE.get_or_init(|| {
         let Some(maps) = user_maps() else {

@@ -176,8 +176,8 @@ pub(crate) unsafe fn join(fd: RawFd) -> io::Result<()> {
 /// children share its namespace, one candidate at a time): there the bound
 /// is `max` itself, whatever other candidates hold. Without one: the threads
 /// alive on the machine (an upper bound of the user's) plus `max`.
-pub(crate) fn nproc_limit(max: u64) -> u64 {
-    if crate::sandbox::namespaces::user_isolation() {
+pub(crate) fn nproc_limit(max: u64, own_user_namespace: bool) -> u64 {
+    if own_user_namespace {
         return max;
     }
     let alive = std::fs::read_to_string("/proc/loadavg")
