@@ -62,9 +62,6 @@ impl RunFile {
                     .into_iter()
                     .map(str::to_owned)
                     .collect(),
-                verdicts_decided: Some(crate::integrity::Deciders::of_results(
-                    store.candidates.iter().filter_map(|c| c.result.as_ref()),
-                )),
                 recheck: ctx.settings.recheck,
                 recheck_all: ctx.settings.recheck_all,
                 timeouts: ctx.settings.timeouts.clone(),
@@ -144,6 +141,12 @@ impl RunFile {
             causes: store.causes(),
             edited: store.edited(),
             base_pass_at_k: summary.base_pass_at_k,
+            // Another harness's result file says nothing of where it decided.
+            verdicts_decided: self.source.is_none().then(|| {
+                crate::integrity::Deciders::of_results(
+                    store.candidates.iter().filter_map(|c| c.result.as_ref()),
+                )
+            }),
             ..self.summary
         };
         self

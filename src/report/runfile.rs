@@ -126,10 +126,6 @@ pub struct SettingsRecord {
     /// [`crate::integrity::missing`]).
     #[serde(default)]
     pub integrity_missing: Vec<String>,
-    /// How many verdicts a judge decided and how many the candidates' own
-    /// processes did (absent in run files written before it existed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdicts_decided: Option<crate::integrity::Deciders>,
     /// Rechecks per rechecked candidate (0: none).
     #[serde(default)]
     pub recheck: u32,
@@ -306,6 +302,10 @@ pub struct SummaryRow {
     /// (evalplus's "humaneval"; `pass_at_k` is then "humaneval+").
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub base_pass_at_k: BTreeMap<usize, f64>,
+    /// How many verdicts a judge decided and how many the candidates' own
+    /// processes did (absent in run files written before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdicts_decided: Option<crate::integrity::Deciders>,
 }
 
 impl SummaryRow {
@@ -328,6 +328,7 @@ impl SummaryRow {
             causes: Vec::new(),
             edited: 0,
             base_pass_at_k: BTreeMap::new(),
+            verdicts_decided: None,
         }
     }
 }

@@ -47,7 +47,8 @@
 //! args, message, line, attrs]` an exception; `["h", sid, type, caps,
 //! subclass]` a handle; value types (`i b c F E r T m`) and names (`p n M`).
 //! Kinds: the judge's `names`, `stdin` and `suite` (whose answer is the
-//! suite's raw results: `["ok", [[method, status, type, message, line]...]]`
+//! suite's raw results: `["ok", [[method, status, type, message, line]...],
+//! [flag...]]`, the flags its watches raised (`assets/harness/suite_watch.py`),
 //! or `["raise", type, message, line, [], builtin]`); either side's `call`
 //! (target, args, `[[key, value]...]`; the judge's `pcall` is the same with
 //! arguments and answer as plain data without ids, for tests that are

@@ -215,7 +215,6 @@ fn unknown_settings() -> SettingsRecord {
         confinement: None,
         strict_integrity: false,
         integrity_missing: Vec::new(),
-        verdicts_decided: None,
         recheck: 0,
         recheck_all: false,
         timeouts: BTreeMap::new(),
