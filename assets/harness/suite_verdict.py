@@ -53,10 +53,6 @@ def _judge_suite(test_code, program, methods):
     _finish()
 
 
-# The flags the candidate's watches may raise (suite_watch.py).
-_SUITE_FLAGS = ("skipped", "patched-framework", "patched-clock", "always-equal", "frame-introspection")
-
-
 def _suite_results(answer):
     """(methods that passed, {method: why it failed}, flags) from the
     candidate's answer, or the description of what the test module's top

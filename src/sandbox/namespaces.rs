@@ -237,7 +237,7 @@ pub fn network_isolation() -> Result<(), String> {
 /// gives one. There RLIMIT_NPROC counts that namespace's tasks alone (see
 /// `confine/pids.rs`).
 pub(super) fn own_user_namespace(limits: &super::Limits) -> bool {
-    limits.confinement().enabled && user_isolation()
+    limits.confine && user_isolation()
 }
 
 /// Not root, and a user namespace of our own ids can be made here. Checked
