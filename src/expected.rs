@@ -100,10 +100,7 @@ fn parse_recorded(text: &str) -> Option<Recorded> {
 /// The cache file for `plan`'s tasks that are inputs and `python`, where
 /// there is a cache directory.
 fn cache_file(plan: &Plan, python: &crate::sandbox::Interpreter) -> Option<PathBuf> {
-    let dir = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    let dir = crate::cache::cache_dir()?;
     let mut key = Vec::new();
     for task in &plan.tasks {
         if let Tests::Inputs(io) = &task.tests {

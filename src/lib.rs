@@ -21,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod cache;
 pub mod calibrate;
 pub mod demo;
 pub mod engine;

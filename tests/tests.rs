@@ -53,6 +53,7 @@ mod boundaries;
 mod bridge;
 mod cli;
 mod confinement;
+mod container;
 mod containment;
 mod denylist;
 mod engine;

@@ -118,6 +118,26 @@ impl ChildSetup {
         self
     }
 
+    /// This set-up with the child in a suite candidate's `container` (see
+    /// `container.rs`), which replaces its other namespaces.
+    pub(super) fn in_container(mut self, container: super::container::Container) -> ChildSetup {
+        self.namespaces = Some(Namespaces::container(container));
+        self
+    }
+
+    /// Whether the child runs in a container.
+    pub(super) fn is_container(&self) -> bool {
+        self.namespaces
+            .as_ref()
+            .is_some_and(Namespaces::is_container)
+    }
+
+    /// The namespaces `clone` must make for the child (see
+    /// [`Namespaces::clone_flags`]).
+    pub(super) fn clone_flags(&self) -> libc::c_int {
+        self.namespaces.as_ref().map_or(0, Namespaces::clone_flags)
+    }
+
     /// This set-up with the child joining the pids group whose
     /// `cgroup.procs` is `procs` before anything else.
     pub(super) fn in_group(mut self, procs: Option<RawFd>) -> ChildSetup {
@@ -197,22 +217,25 @@ impl ChildSetup {
                 super::confine::join_group(fd)?;
             }
             // If the host dies (even by SIGKILL), the candidate dies with it.
+            // (In a pid namespace of its own its parent has no number: 0.)
             #[cfg(target_os = "linux")]
             {
                 libc::prctl(libc::PR_SET_PDEATHSIG, self.death_signal, 0, 0, 0);
-                if libc::getppid() != self.host {
+                let parent = libc::getppid();
+                if parent != self.host && !(parent == 0 && self.clone_flags() != 0) {
                     libc::_exit(1);
                 }
             }
             // Before the descriptors are placed: placing them may overwrite the
             // host's number of the Landlock ruleset. The namespaces first (they
-            // need the capabilities the confinement drops).
+            // need the capabilities the confinement drops); each mount they
+            // make is added to the ruleset.
             if let Some(namespaces) = &self.namespaces {
-                namespaces.enter()?;
-                #[cfg(target_os = "linux")]
-                if let (Some(dir), Some(confine)) = (namespaces.tmpfs_dir(), &self.confine) {
-                    confine.allow_own_dir(dir)?;
-                }
+                namespaces.enter(&|dir, write| match &self.confine {
+                    #[cfg(target_os = "linux")]
+                    Some(confine) => confine.allow(dir, write),
+                    _ => Ok(()),
+                })?;
             }
             if let Some(confine) = &self.confine {
                 confine.apply()?;

@@ -6,6 +6,7 @@
 mod cancel;
 mod capture;
 pub mod confine;
+mod container;
 mod disk;
 mod failure;
 pub mod flags;
@@ -31,6 +32,7 @@ mod workspace;
 use std::time::Duration;
 
 pub use cancel::CancelToken;
+pub use container::container_isolation;
 pub use failure::{Failure, printable};
 pub use forkserver::PRELOADED_MODULES;
 pub use interpreter::Interpreter;

@@ -8,10 +8,12 @@
 //! once; where the tmpfs cannot be made, the host's watchdog measures the
 //! directory instead (see `disk.rs`) and no descriptor may be sent.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::path::Path;
 use std::sync::OnceLock;
+
+use super::container::Container;
 
 /// Entries (files and directories) a candidate's tmpfs holds at most.
 pub const DISK_ENTRIES: u64 = 4096;
@@ -25,7 +27,16 @@ pub(super) struct Namespaces {
     user: Option<(Vec<u8>, Vec<u8>)>,
     /// A mount namespace with this tmpfs mounted on the child's directory.
     tmpfs: Option<Tmpfs>,
+    /// A pid namespace of its own, made by `clone` (with the user namespace,
+    /// where there is one): the child is its first process.
+    pid: bool,
+    /// A suite candidate's container (see `container.rs`).
+    container: Option<Container>,
 }
+
+/// What [`Namespaces::enter`] calls for each mount the child's Landlock
+/// ruleset must reach: writable (`true`) or readable.
+pub(super) type Allow<'a> = &'a dyn Fn(&CStr, bool) -> io::Result<()>;
 
 /// A sized tmpfs to mount on a directory.
 #[derive(Debug, Clone)]
@@ -58,12 +69,36 @@ impl Namespaces {
             net: no_network,
             user: user_maps(),
             tmpfs,
+            pid: false,
+            container: None,
         })
     }
 
-    /// The directory a tmpfs is mounted on, if one is.
-    pub(super) fn tmpfs_dir(&self) -> Option<&std::ffi::CStr> {
-        self.tmpfs.as_ref().map(|t| t.dir.as_c_str())
+    /// The namespaces of a suite candidate's `container`, with a pid
+    /// namespace of its own.
+    pub(super) fn container(container: Container) -> Namespaces {
+        Namespaces {
+            net: false,
+            user: user_maps(),
+            tmpfs: None,
+            pid: true,
+            container: Some(container),
+        }
+    }
+
+    /// Whether these are a container's.
+    pub(super) fn is_container(&self) -> bool {
+        self.container.is_some()
+    }
+
+    /// The flags `clone` adds for these: a pid namespace, and the user
+    /// namespace that owns it where we are not root.
+    pub(super) fn clone_flags(&self) -> libc::c_int {
+        match (self.pid, &self.user) {
+            (false, _) => 0,
+            (true, None) => libc::CLONE_NEWPID,
+            (true, Some(_)) => libc::CLONE_NEWPID | libc::CLONE_NEWUSER,
+        }
     }
 
     /// Whether a child entering these can share the host's memory until it
@@ -72,12 +107,14 @@ impl Namespaces {
         self.user.is_none()
     }
 
-    /// Enters them, and mounts the tmpfs.
+    /// Enters them (those `clone` did not: [`Namespaces::clone_flags`]),
+    /// mounts the tmpfs or builds the container, and calls `allow` for each
+    /// mount the child's Landlock ruleset must reach.
     ///
     /// # Safety
     /// Async-signal-safe calls only: runs in a child between clone and exec.
     #[cfg(target_os = "linux")]
-    pub(super) unsafe fn enter(&self) -> io::Result<()> {
+    pub(super) unsafe fn enter(&self, allow: Allow<'_>) -> io::Result<()> {
         let mut flags = 0;
         if self.net {
             flags |= libc::CLONE_NEWNET;
@@ -85,8 +122,11 @@ impl Namespaces {
         if self.tmpfs.is_some() {
             flags |= libc::CLONE_NEWNS;
         }
-        if self.user.is_some() {
+        if self.user.is_some() && !self.pid {
             flags |= libc::CLONE_NEWUSER;
+        }
+        if let Some(container) = &self.container {
+            flags |= container.unshare_flags();
         }
         // SAFETY: unshare, open, write, close and mount on prepared memory.
         unsafe {
@@ -112,6 +152,10 @@ impl Namespaces {
             }
             if let Some(tmpfs) = &self.tmpfs {
                 mount_tmpfs(&tmpfs.dir, &tmpfs.options)?;
+                allow(&tmpfs.dir, true)?;
+            }
+            if let Some(container) = &self.container {
+                container.build(allow)?;
             }
         }
         Ok(())
@@ -122,7 +166,7 @@ impl Namespaces {
     /// # Safety
     /// None: it only fails.
     #[cfg(not(target_os = "linux"))]
-    pub(super) unsafe fn enter(&self) -> io::Result<()> {
+    pub(super) unsafe fn enter(&self, _: Allow<'_>) -> io::Result<()> {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "namespaces are Linux-only",
@@ -204,7 +248,9 @@ fn probe(namespaces: Namespaces, what: &str) -> Result<(), String> {
     let mut cmd = std::process::Command::new(true_bin);
     // SAFETY: the closure only makes async-signal-safe calls.
     unsafe {
-        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || namespaces.enter());
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, move || {
+            namespaces.enter(&|_, _| Ok(()))
+        });
     }
     match cmd.status() {
         Ok(status) if status.success() => Ok(()),
@@ -225,6 +271,8 @@ pub fn network_isolation() -> Result<(), String> {
                 net: true,
                 user: user_maps(),
                 tmpfs: None,
+                pid: false,
+                container: None,
             };
             probe(net, "a network namespace")
                 .map_err(|e| format!("{e}; candidates keep the host's network"))
@@ -252,6 +300,8 @@ fn user_isolation() -> bool {
             net: false,
             user: Some(maps),
             tmpfs: None,
+            pid: false,
+            container: None,
         };
         probe(ns, "a user namespace").is_ok()
     })
@@ -279,7 +329,29 @@ pub fn disk_isolation() -> bool {
                 dir: path,
                 options: c"size=1048576,nr_inodes=16".into(),
             }),
+            pid: false,
+            container: None,
         };
         probe(ns, "a mount namespace").is_ok()
     })
+}
+
+/// Whether a trivial process can build a container (see `container.rs`)
+/// here: its mounts, its loopback, a user namespace where not root (the pid
+/// namespace, which `clone` makes, is left out: `Command` cannot).
+pub(super) fn probe_container() -> bool {
+    let Ok(dir) = tempfile::Builder::new()
+        .prefix("execscope_probe_")
+        .tempdir()
+    else {
+        return false;
+    };
+    let Some(container) = Container::new(dir.path(), Some(1 << 20), false) else {
+        return false;
+    };
+    let ns = Namespaces {
+        pid: false,
+        ..Namespaces::container(container)
+    };
+    probe(ns, "a container").is_ok()
 }

@@ -10,6 +10,8 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::time::Instant;
 
+use super::confine::Prepared;
+use super::container::Container;
 use super::forkserver::ForkServer;
 use super::job::Job;
 use super::limits::{self, ChildSetup};
@@ -18,6 +20,14 @@ use super::supervise::{self, Exit, Pipes, Side, Watch};
 use super::sys::{self, monotonic_ns, pipe_cloexec, socketpair_cloexec};
 use super::verdict::{self, Times};
 use super::{CandidateResult, Interpreter, Limits, SandboxError, reaper, spawn, wire};
+
+/// Whether `program` runs in a container under `limits`: a unittest suite,
+/// where this kernel gives containers (see `container.rs`). Such a candidate
+/// starts fresh in both modes: a fork server's child cannot enter the
+/// namespaces.
+pub(super) fn in_container(limits: &Limits, program: &crate::plan::Program) -> bool {
+    matches!(program.tests, crate::plan::Tests::Suite(_)) && limits.confinement().suite_container
+}
 
 /// Whether the servers a candidate used can serve the next one.
 pub(super) struct Usable {
@@ -186,12 +196,22 @@ fn start_fresh(
             (Dir::Own(dir), path)
         }
     };
-    let confine = confinement(limits, python, &own, false)?;
+    let container = in_container(limits, job.program)
+        .then(|| Container::new(&own, limits.disk_bytes, limits.network))
+        .flatten();
+    let confine = match container {
+        Some(_) => Prepared::container(&limits.confinement(), python, &own, place.memory_bounded)
+            .map(Some)
+            .map_err(SandboxError::Confinement)?,
+        None => confinement(limits, python, &own, false)?,
+    };
     let mut setup = ChildSetup::candidate(limits, job.timeout, call.as_raw_fd(), confine);
     if !place.grouped {
         setup = setup.in_group(super::workspace::candidate_group(limits)?);
     }
-    if !place.tmpfs {
+    if let Some(container) = container {
+        setup = setup.in_container(container);
+    } else if !place.tmpfs {
         setup = setup.with_disk(limits, &own);
     }
     let child = spawn::start_harness(python, &[], &own, setup, None)?;

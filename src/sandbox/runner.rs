@@ -166,9 +166,10 @@ impl Runner {
             return Ok(early);
         }
         let judge = self.judges.take(&self.python, &self.limits)?;
-        let server = match self.fast_start {
-            true => Some(self.candidates.take(&self.python, &self.limits)?),
-            false => None,
+        let fresh = !self.fast_start || pair::in_container(&self.limits, program);
+        let server = match fresh {
+            false => Some(self.candidates.take(&self.python, &self.limits)?),
+            true => None,
         };
         let (result, usable) =
             pair::run(&self.python, &self.limits, &job, &judge, server.as_ref())?;

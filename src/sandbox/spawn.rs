@@ -31,13 +31,21 @@ pub(super) struct Started {
     pub stderr: OwnedFd,
 }
 
-/// The cleaned environment of a child whose home and temp dir is `dir`.
-fn environment(dir: &Path) -> [(&'static str, OsString); 6] {
+/// The cleaned environment of a child whose home and temp dir is `dir`,
+/// with `python_dir` first on PATH where given (a container's, see
+/// [`container::python_dir`](super::container::python_dir)).
+fn environment(dir: &Path, python_dir: Option<&Path>) -> [(&'static str, OsString); 6] {
+    let mut path = OsString::new();
+    if let Some(own) = python_dir {
+        path.push(own);
+        path.push(":");
+    }
+    path.push("/usr/bin:/bin");
     [
         ("PYTHONHASHSEED", "0".into()),
         ("PYTHONIOENCODING", "utf-8".into()),
         ("LANG", "C.UTF-8".into()),
-        ("PATH", "/usr/bin:/bin".into()),
+        ("PATH", path),
         ("HOME", dir.into()),
         ("TMPDIR", dir.into()),
     ]
@@ -118,7 +126,7 @@ fn fork_exec(
     let mut cmd = std::process::Command::new(program);
     cmd.args(&argv[1..])
         .env_clear()
-        .envs(environment(dir))
+        .envs(environment(dir, None))
         .current_dir(dir)
         .stdin(stdin)
         .stdout(stdout)
@@ -205,12 +213,17 @@ fn clone_vfork(
     thread_local! {
         static STACK: std::cell::RefCell<Option<ChildStack>> = const { std::cell::RefCell::new(None) };
     }
+    let exe = program;
     let program = c_string(program.as_os_str())?;
     let argv = argv
         .iter()
         .map(|a| c_string(a))
         .collect::<io::Result<Vec<_>>>()?;
-    let envp = environment(dir)
+    let python_dir = setup
+        .is_container()
+        .then(|| super::container::python_dir(exe))
+        .flatten();
+    let envp = environment(dir, python_dir.as_deref())
         .iter()
         .map(|(k, v)| {
             let mut pair = OsString::from(k);
@@ -266,7 +279,7 @@ fn clone_vfork(
             let pid = libc::clone(
                 child_main,
                 top,
-                share | libc::CLONE_VFORK | libc::SIGCHLD,
+                share | setup.clone_flags() | libc::CLONE_VFORK | libc::SIGCHLD,
                 std::ptr::from_ref(&plan).cast_mut().cast(),
             );
             let spawn_error = io::Error::last_os_error();

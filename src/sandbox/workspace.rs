@@ -1,7 +1,8 @@
 //! A worker thread's place for the fresh candidates it starts, one at a time:
 //! their directory, a sized tmpfs in a mount namespace of the thread's own
-//! (as root), and the thread's `pids` group (cgroup v1 groups threads: the
-//! thread joins once, and every process it clones starts inside). Made once
+//! (as root), and the thread's `pids` and `memory` groups (cgroup v1 groups
+//! threads: the thread joins once, and every process it clones starts
+//! inside). Made once
 //! per thread and emptied after each candidate, so that a candidate pays for
 //! no mount and no group move of its own (each took a grace period of the
 //! kernel's, milliseconds). Where this cannot be done (not root, cgroup v2)
@@ -27,6 +28,17 @@ pub(super) struct Place {
     pub tmpfs: bool,
     /// The thread is in the candidate's pids group already.
     pub grouped: bool,
+    /// The thread is in a memory group that bounds all of a candidate's
+    /// processes together (see [`memory_bound`]).
+    pub memory_bounded: bool,
+}
+
+/// What a memory group holds at most for `limits`: the memory limit, the
+/// container's two tmpfs mounts (`/tmp` and `/dev/shm`) and 64 MiB for the
+/// kernel's own; `None` without a memory limit.
+pub(super) fn memory_bound(limits: &Limits) -> Option<u64> {
+    let tmpfs = limits.disk_bytes.unwrap_or(0);
+    Some(limits.memory_bytes? + 2 * tmpfs + (64 << 20))
 }
 
 /// Where a candidate joins its pids group itself (cgroup v2, where a thread
@@ -73,6 +85,7 @@ pub(super) fn place(limits: &Limits) -> Place {
             limits.disk_bytes,
             limits.threads,
             limits.confinement().disk_tmpfs,
+            limits.memory_bytes,
         );
         if slot.as_ref().is_none_or(|w| w.key != key) {
             *slot = None;
@@ -83,11 +96,13 @@ pub(super) fn place(limits: &Limits) -> Place {
                 dir: Some(w.dir.path().to_path_buf()),
                 tmpfs: w.tmpfs,
                 grouped: w.group.is_some(),
+                memory_bounded: w.memory.is_some(),
             },
             None => Place {
                 dir: None,
                 tmpfs: false,
                 grouped: false,
+                memory_bounded: false,
             },
         }
     })
@@ -100,11 +115,12 @@ pub(super) fn place(_: &Limits) -> Place {
         dir: None,
         tmpfs: false,
         grouped: false,
+        memory_bounded: false,
     }
 }
 
 #[cfg(target_os = "linux")]
-type Key = (Option<u64>, Option<u64>, bool);
+type Key = (Option<u64>, Option<u64>, bool, Option<u64>);
 
 #[cfg(target_os = "linux")]
 struct Workspace {
@@ -112,6 +128,7 @@ struct Workspace {
     dir: tempfile::TempDir,
     tmpfs: bool,
     group: Option<super::confine::Group>,
+    memory: Option<super::confine::Group>,
 }
 
 #[cfg(target_os = "linux")]
@@ -129,7 +146,8 @@ impl Workspace {
         let group = limits
             .threads
             .and_then(|max| super::confine::Group::new_for_thread(max + 1));
-        if !tmpfs && group.is_none() {
+        let memory = memory_bound(limits).and_then(super::confine::Group::memory_for_thread);
+        if !tmpfs && group.is_none() && memory.is_none() {
             return None;
         }
         Some(Workspace {
@@ -137,6 +155,7 @@ impl Workspace {
             dir,
             tmpfs,
             group,
+            memory,
         })
     }
 }

@@ -128,6 +128,64 @@ pub(super) fn denied() -> Vec<libc::c_long> {
     calls
 }
 
+/// Denied calls every container allows (a suite candidate's world of its
+/// own, see `sandbox/container.rs`): mode, time and attribute changes, since
+/// everything it can write is its own tmpfs and the rest is mounted
+/// read-only (`EROFS`).
+pub(super) fn allowed_in_container() -> Vec<libc::c_long> {
+    use libc::*;
+    let mut calls = vec![
+        SYS_fchmod,
+        SYS_fchmodat,
+        SYS_fchmodat2,
+        SYS_utimensat,
+        SYS_setxattr,
+        SYS_lsetxattr,
+        SYS_fsetxattr,
+        SYS_removexattr,
+        SYS_lremovexattr,
+        SYS_fremovexattr,
+        SETXATTRAT,
+        REMOVEXATTRAT,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([SYS_chmod, SYS_utime, SYS_utimes, SYS_futimesat]);
+    calls
+}
+
+/// Denied calls a container allows where its memory is bounded as a whole
+/// (a memory control group): new processes and exec, since its children
+/// keep every confinement, count in its bounds and die with it; System V
+/// and POSIX message IPC, since it has an IPC namespace of its own whose
+/// memory the group counts.
+pub(super) fn allowed_in_bounded_container() -> Vec<libc::c_long> {
+    use libc::*;
+    let mut calls = vec![
+        SYS_execveat,
+        SYS_shmget,
+        SYS_shmat,
+        SYS_shmctl,
+        SYS_shmdt,
+        SYS_msgget,
+        SYS_msgsnd,
+        SYS_msgrcv,
+        SYS_msgctl,
+        SYS_semget,
+        SYS_semop,
+        SYS_semtimedop,
+        SYS_semctl,
+        SYS_mq_open,
+        SYS_mq_unlink,
+        SYS_mq_timedsend,
+        SYS_mq_timedreceive,
+        SYS_mq_notify,
+        SYS_mq_getsetattr,
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([SYS_fork, SYS_vfork]);
+    calls
+}
+
 /// Calls that may only act on the calling process (argument `pid` must be 0):
 /// resource limits, scheduling and I/O priority of the same user's other
 /// processes (the host among them) are out of reach.

@@ -213,13 +213,13 @@ impl Ruleset {
     }
 }
 
-/// Adds to the ruleset `fd` the rule of a candidate's own directory at
-/// `dir`, opened now: in a child, for the tmpfs it has just mounted there (a
-/// rule on the directory beneath a mount does not reach into it).
+/// Adds to the ruleset `fd` a rule granting `rights` beneath `dir`, opened
+/// now: in a child, for a tmpfs it has just mounted there (a rule on the
+/// directory beneath a mount does not reach into it).
 ///
 /// # Safety
 /// Async-signal-safe: open, one system call, close.
-pub(crate) unsafe fn allow_own_dir(fd: RawFd, dir: &std::ffi::CStr) -> io::Result<()> {
+pub(crate) unsafe fn allow_beneath(fd: RawFd, dir: &std::ffi::CStr, rights: u64) -> io::Result<()> {
     // SAFETY: open with O_PATH on a NUL-terminated path; the attribute lives
     // on the stack for the call.
     unsafe {
@@ -231,7 +231,7 @@ pub(crate) unsafe fn allow_own_dir(fd: RawFd, dir: &std::ffi::CStr) -> io::Resul
             return Err(io::Error::last_os_error());
         }
         let attr = PathBeneathAttr {
-            allowed_access: fs::OWN_DIR & handled_fs(abi()),
+            allowed_access: rights & handled_fs(abi()),
             parent_fd: own,
         };
         let rc = libc::syscall(

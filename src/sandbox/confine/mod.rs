@@ -103,6 +103,13 @@ pub struct Status {
     /// the host's watchdog measures it, and no descriptor may be sent).
     #[serde(default)]
     pub disk_tmpfs: bool,
+    /// Unittest suites run in a container each (see `sandbox/container.rs`).
+    #[serde(default)]
+    pub suite_container: bool,
+    /// There they may start processes: a memory group bounds them together
+    /// (cgroup v1, as root).
+    #[serde(default)]
+    pub suite_processes: bool,
 }
 
 fn no_thread_bound() -> ThreadBound {
@@ -126,7 +133,14 @@ impl Status {
                 threads: ThreadBound::probe(),
                 thread_limit: None,
                 disk_tmpfs: enabled && super::namespaces::disk_isolation(),
+                suite_container: enabled
+                    && abi >= 1
+                    && seccomp::SUPPORTED
+                    && seccomp_available()
+                    && super::container_isolation(),
+                suite_processes: false,
             }
+            .with_suite_processes()
         }
         #[cfg(not(target_os = "linux"))]
         Status {
@@ -140,7 +154,16 @@ impl Status {
             threads: ThreadBound::None,
             thread_limit: None,
             disk_tmpfs: false,
+            suite_container: false,
+            suite_processes: false,
         }
+    }
+
+    /// With `suite_processes` as this host gives it.
+    #[cfg(target_os = "linux")]
+    fn with_suite_processes(mut self) -> Status {
+        self.suite_processes = self.suite_container && pids::memory_groups();
+        self
     }
 
     /// The layers missing from full confinement: those this kernel does not
@@ -191,6 +214,14 @@ impl Status {
         }
         if self.disk_tmpfs {
             layers.push("disk bounded (tmpfs)".into());
+        }
+        if self.suite_processes {
+            layers.push("unittest suites in a container each".into());
+        } else if self.suite_container {
+            layers.push(
+                "unittest suites in a container each, without processes of their own (no memory group here)"
+                    .into(),
+            );
         }
         layers.push(match self.thread_limit {
             Some(max) => self.threads.describe(max),
@@ -247,6 +278,33 @@ pub const NETWORK_READ_ONLY_PATHS: [&str; 10] = [
     "/etc/ssl",
     "/etc/ca-certificates",
     "/usr/share/ca-certificates",
+];
+
+/// What a suite candidate's container may read and execute besides what
+/// every candidate may read: the system's programs and libraries (its view
+/// of them is read-only, see `sandbox/container.rs`).
+pub const CONTAINER_PROGRAM_PATHS: [&str; 7] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
+
+/// The files under `/etc` a container may read besides: users and groups
+/// (no passwords), names, MIME types, the time zone and the alternatives the
+/// programs are links through. Nothing else of `/etc`.
+pub const CONTAINER_ETC_PATHS: [&str; 14] = [
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/hosts",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/services",
+    "/etc/protocols",
+    "/etc/mime.types",
+    "/etc/mailcap",
+    "/etc/timezone",
+    "/etc/alternatives",
+    "/etc/magic",
+    "/etc/os-release",
 ];
 
 /// Every path a candidate of `python` may read, beyond its own directory.

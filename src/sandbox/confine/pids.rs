@@ -49,6 +49,29 @@ fn base() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// Whether this host can bound a candidate's memory as a whole.
+pub(crate) fn memory_groups() -> bool {
+    memory_base().is_some()
+}
+
+/// cgroup v1's `memory` hierarchy, when this process may make a group
+/// there; found once.
+fn memory_base() -> Option<&'static Path> {
+    static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BASE.get_or_init(|| {
+        let dir = PathBuf::from("/sys/fs/cgroup/memory");
+        let probe = dir.join(format!("execscope-probe-{}", std::process::id()));
+        let usable =
+            std::fs::create_dir(&probe).is_ok() && probe.join("memory.limit_in_bytes").exists();
+        let _ = std::fs::remove_dir(&probe);
+        usable.then(|| {
+            sweep(&dir);
+            dir
+        })
+    })
+    .as_deref()
+}
+
 /// Removes the groups of hosts that are gone (killed before they could).
 fn sweep(dir: &Path) {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -78,31 +101,36 @@ pub(crate) struct Group {
 impl Group {
     /// A new group bounded at `max`; `None` where groups cannot be made.
     pub(crate) fn new(max: u64) -> Option<io::Result<Group>> {
+        Some(Group::make(base()?, &[("pids.max", max)]))
+    }
+
+    /// A new group under `base` with each of `settings` written, named for
+    /// this host and a number of its own.
+    fn make(base: &Path, settings: &[(&str, u64)]) -> io::Result<Group> {
         use std::sync::atomic::{AtomicU64, Ordering};
         static NEXT: AtomicU64 = AtomicU64::new(0);
-        let base = base()?;
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = base.join(format!("execscope-{}-{n}", std::process::id()));
-        Some((|| {
-            std::fs::create_dir(&dir)?;
-            let group = |procs: OwnedFd| Group {
-                dir: dir.clone(),
-                procs,
-                thread: None,
-            };
-            let opened = std::fs::write(dir.join("pids.max"), max.to_string()).and_then(|_| {
+        std::fs::create_dir(&dir)?;
+        let opened = settings
+            .iter()
+            .try_for_each(|(file, value)| std::fs::write(dir.join(file), value.to_string()))
+            .and_then(|_| {
                 std::fs::OpenOptions::new()
                     .write(true)
                     .open(dir.join("cgroup.procs"))
             });
-            match opened {
-                Ok(file) => Ok(group(OwnedFd::from(file))),
-                Err(e) => {
-                    let _ = std::fs::remove_dir(&dir);
-                    Err(e)
-                }
+        match opened {
+            Ok(file) => Ok(Group {
+                dir,
+                procs: OwnedFd::from(file),
+                thread: None,
+            }),
+            Err(e) => {
+                let _ = std::fs::remove_dir(&dir);
+                Err(e)
             }
-        })())
+        }
     }
 
     /// A new group bounded at `max` that the calling thread joins, so that
@@ -112,12 +140,29 @@ impl Group {
         if base()? != Path::new("/sys/fs/cgroup/pids") {
             return None;
         }
-        let mut group = Group::new(max)?.ok()?;
+        Group::new(max)?.ok()?.joined()
+    }
+
+    /// A cgroup v1 `memory` group holding at most `bytes` of memory and
+    /// swap, which the calling thread joins as in [`Group::new_for_thread`]:
+    /// all of a candidate's processes together, its tmpfs files and IPC
+    /// included. `None` where that cannot be done.
+    pub(crate) fn memory_for_thread(bytes: u64) -> Option<Group> {
+        let base = memory_base()?;
+        let mut settings = vec![("memory.limit_in_bytes", bytes)];
+        if base.join("memory.memsw.limit_in_bytes").exists() {
+            settings.push(("memory.memsw.limit_in_bytes", bytes));
+        }
+        Group::make(base, &settings).ok()?.joined()
+    }
+
+    /// This group with the calling thread in it.
+    fn joined(mut self) -> Option<Group> {
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::syscall(libc::SYS_gettid) } as libc::pid_t;
-        std::fs::write(group.dir.join("tasks"), tid.to_string()).ok()?;
-        group.thread = Some(tid);
-        Some(group)
+        std::fs::write(self.dir.join("tasks"), tid.to_string()).ok()?;
+        self.thread = Some(tid);
+        Some(self)
     }
 
     /// The group's `cgroup.procs`, which a child writes its pid to.
@@ -129,7 +174,7 @@ impl Group {
 impl Drop for Group {
     fn drop(&mut self) {
         // A thread that joined leaves first (it is the one dropping it).
-        if let (Some(tid), Some(base)) = (self.thread, base()) {
+        if let (Some(tid), Some(base)) = (self.thread, self.dir.parent()) {
             let _ = std::fs::write(base.join("tasks"), tid.to_string());
         }
         // Empty once its processes are reaped; killed ones may take a moment.

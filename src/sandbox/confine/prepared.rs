@@ -21,12 +21,17 @@ mod linux {
     use crate::sandbox::{Interpreter, Limits};
 
     /// The rules every candidate of `python` shares (all but its own
-    /// directory), opened once per interpreter and kept.
-    fn shared_rules(python: &Interpreter, network: bool) -> std::sync::Arc<Vec<Rule>> {
+    /// directory), a container's with the paths it adds, opened once per
+    /// interpreter and kept.
+    fn shared_rules(
+        python: &Interpreter,
+        network: bool,
+        container: bool,
+    ) -> std::sync::Arc<Vec<Rule>> {
         use std::sync::{Arc, Mutex};
-        type Cache = Mutex<Vec<((PathBuf, bool), Arc<Vec<Rule>>)>>;
+        type Cache = Mutex<Vec<((PathBuf, bool, bool), Arc<Vec<Rule>>)>>;
         static CACHE: Cache = Mutex::new(Vec::new());
-        let key = (python.executable.clone(), network);
+        let key = (python.executable.clone(), network, container);
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, rules)) = cache.iter().find(|(k, _)| *k == key) {
             return Arc::clone(rules);
@@ -36,6 +41,16 @@ mod linux {
             .into_iter()
             .map(|p| (p, fs::READ))
             .collect();
+        if container {
+            let programs = super::super::CONTAINER_PROGRAM_PATHS
+                .iter()
+                .map(PathBuf::from);
+            // The directory that puts its `python` on PATH.
+            let own = crate::sandbox::container::python_dir(&python.executable);
+            wanted.extend(programs.chain(own).map(|p| (p, fs::READ | fs::EXECUTE)));
+            let etc = super::super::CONTAINER_ETC_PATHS.iter().map(PathBuf::from);
+            wanted.extend(etc.map(|p| (p, fs::READ)));
+        }
         wanted.push(("/dev/null".into(), fs::READ_FILE | fs::WRITE_FILE));
         let exe = std::fs::canonicalize(&python.executable).unwrap_or(python.executable.clone());
         if let Some(loader) = elf_interpreter(&exe) {
@@ -99,9 +114,35 @@ mod linux {
             dir: &Path,
             fork: bool,
         ) -> io::Result<Prepared> {
+            Prepared::with(status, python, dir, fork, false)
+        }
+
+        /// The confinement of a suite candidate in its container (see
+        /// `sandbox/container.rs`), with new processes where `processes`
+        /// (its memory is bounded as a whole): its network is a namespace
+        /// of its own (or the user allowed the network), so TCP is not
+        /// handled here.
+        pub(crate) fn container(
+            status: &Status,
+            python: &Interpreter,
+            dir: &Path,
+            processes: bool,
+        ) -> io::Result<Prepared> {
+            Prepared::with(status, python, dir, processes, true)
+        }
+
+        /// With `fork` and in a container: the container's processes.
+        fn with(
+            status: &Status,
+            python: &Interpreter,
+            dir: &Path,
+            fork: bool,
+            container: bool,
+        ) -> io::Result<Prepared> {
+            let network = status.network || container;
             let ruleset = if status.files {
-                let ruleset = Ruleset::new(status.network)?;
-                for rule in shared_rules(python, status.network).iter() {
+                let ruleset = Ruleset::new(network)?;
+                for rule in shared_rules(python, status.network, container).iter() {
                     ruleset.add(rule)?;
                 }
                 let own = Rule::open(dir, landlock::fs::OWN_DIR)
@@ -116,9 +157,11 @@ mod linux {
                 rules: Rules {
                     fork,
                     exec_path: None,
-                    network: status.network,
+                    network,
                     filter_signals: !status.scopes,
-                    fd_passing: status.disk_tmpfs,
+                    fd_passing: status.disk_tmpfs || container,
+                    container,
+                    processes: container && fork,
                 },
                 seccomp: status.seccomp,
                 last_cap: caps::last_cap(),
@@ -140,15 +183,23 @@ mod linux {
             self.ruleset.as_ref()
         }
 
-        /// Lets the ruleset reach the directory now at `dir` (a tmpfs the
-        /// child has just mounted over its own directory).
+        /// Lets the ruleset reach the mount now at `dir` (a tmpfs the child
+        /// has just mounted over its own directory, or one of its
+        /// container's): as its own directory when `write` (and there it may
+        /// execute in a container), else to read.
         ///
         /// # Safety
-        /// Async-signal-safe (see [`landlock::allow_own_dir`]).
-        pub(crate) unsafe fn allow_own_dir(&self, dir: &std::ffi::CStr) -> io::Result<()> {
+        /// Async-signal-safe (see [`landlock::allow_beneath`]).
+        pub(crate) unsafe fn allow(&self, dir: &std::ffi::CStr, write: bool) -> io::Result<()> {
+            use landlock::fs;
+            let rights = match (write, self.rules.container) {
+                (true, true) => fs::OWN_DIR | fs::EXECUTE,
+                (true, false) => fs::OWN_DIR,
+                (false, _) => fs::READ,
+            };
             match &self.ruleset {
                 // SAFETY: forwarded to the caller.
-                Some(ruleset) => unsafe { landlock::allow_own_dir(ruleset.fd(), dir) },
+                Some(ruleset) => unsafe { landlock::allow_beneath(ruleset.fd(), dir, rights) },
                 None => Ok(()),
             }
         }

@@ -13,7 +13,9 @@
 
 use std::io;
 
-use super::calls::{NAMESPACE_FLAGS, denied, own_process_only};
+use super::calls::{
+    NAMESPACE_FLAGS, allowed_in_bounded_container, allowed_in_container, denied, own_process_only,
+};
 
 /// What the filter lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,12 @@ pub(crate) struct Rules {
     /// candidate's directory is a sized tmpfs, which counts a file in flight
     /// like any other; the host's watchdog could not see one.
     pub fd_passing: bool,
+    /// A suite candidate's container (see `sandbox/container.rs`): the
+    /// calls of [`allowed_in_container`].
+    pub container: bool,
+    /// A container whose memory is bounded as a whole: new processes, any
+    /// exec, and the calls of [`allowed_in_bounded_container`].
+    pub processes: bool,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -107,21 +115,34 @@ fn own_process(arg: u32) -> Vec<libc::sock_filter> {
 fn actions(rules: &Rules) -> Vec<(u32, Action)> {
     use libc::*;
     let mut out: Vec<(libc::c_long, Action)> = vec![(SYS_clone3, Action::Errno(ENOSYS))];
-    out.extend(denied().into_iter().map(|nr| (nr, Action::Errno(EPERM))));
+    let mut relaxed = Vec::new();
+    if rules.container {
+        relaxed.extend(allowed_in_container());
+    }
+    if rules.processes {
+        relaxed.extend(allowed_in_bounded_container());
+    }
+    out.extend(
+        denied()
+            .into_iter()
+            .filter(|nr| !relaxed.contains(nr))
+            .map(|nr| (nr, Action::Errno(EPERM))),
+    );
     let mut clone = vec![
         load(arg_lo(0)),
         op(JSET_K, NAMESPACE_FLAGS, 0, 1),
         errno(EPERM),
     ];
-    if !rules.fork {
+    if !rules.fork && !rules.processes {
         clone.extend([op(JSET_K, CLONE_THREAD as u32, 1, 0), errno(EPERM)]);
     }
     clone.push(ret(RET_ALLOW));
     out.push((SYS_clone, Action::Block(clone)));
-    out.push((
-        SYS_execve,
-        match rules.exec_path {
-            Some(ptr) => Action::Block(vec![
+    match (rules.processes, rules.exec_path) {
+        (true, _) => {}
+        (false, Some(ptr)) => out.push((
+            SYS_execve,
+            Action::Block(vec![
                 load(arg_lo(0)),
                 op(JEQ_K, ptr as u32, 0, 3),
                 load(arg_hi(0)),
@@ -129,9 +150,9 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
                 ret(RET_ALLOW),
                 errno(EPERM),
             ]),
-            None => Action::Errno(EPERM),
-        },
-    ));
+        )),
+        (false, None) => out.push((SYS_execve, Action::Errno(EPERM))),
+    }
     for (nr, arg) in own_process_only() {
         out.push((nr, Action::Block(own_process(arg))));
     }

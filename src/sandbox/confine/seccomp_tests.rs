@@ -53,6 +53,8 @@ fn every_denied_call_is_refused_and_every_other_number_allowed() {
         network: false,
         filter_signals: false,
         fd_passing: true,
+        container: false,
+        processes: false,
     };
     let prog = program(&rules);
     let decided: Vec<u32> = actions(&rules).iter().map(|(nr, _)| *nr).collect();
@@ -116,6 +118,8 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         network: false,
         filter_signals: true,
         fd_passing: true,
+        container: false,
+        processes: false,
     });
     let child = program(&Rules {
         fork: false,
@@ -123,6 +127,8 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         network: false,
         filter_signals: true,
         fd_passing: true,
+        container: false,
+        processes: false,
     });
     let open = program(&Rules {
         fork: false,
@@ -130,6 +136,8 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         network: true,
         filter_signals: false,
         fd_passing: true,
+        container: false,
+        processes: false,
     });
     let thread = (CLONE_VM | CLONE_THREAD | CLONE_SIGHAND) as u64;
     let fork = SIGCHLD as u64;

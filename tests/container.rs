@@ -1,0 +1,146 @@
+//! A unittest suite's candidate runs in a container of its own (both
+//! modes): what the tests legitimately do works there, and nothing of it
+//! reaches the host. Each relaxation is a test method of one suite, so its
+//! detail names what failed; the host's side is checked after the run.
+
+use execscope::sandbox::{Limits, Outcome, container_isolation};
+
+use crate::suites::{judge, record};
+
+/// One method per relaxation and per wall that must hold. `MARK` names the
+/// host file `/tmp` writes must not reach and the program left running.
+const TESTS: &str = r#"import unittest, os, subprocess, socket, errno, sys, shutil
+MARK = 'execscope_container_mark_9731'
+
+class TestCases(unittest.TestCase):
+    def test_tmp_is_writable_and_its_own(self):
+        with open('/tmp/' + MARK, 'w') as f:
+            f.write('data')
+        self.assertEqual(open('/tmp/' + MARK).read(), 'data')
+
+    def test_programs_start(self):
+        out = subprocess.run(['bash', '-c', 'echo hi | gzip | gzip -d'], capture_output=True, text=True)
+        self.assertEqual(out.stdout, 'hi\n')
+        self.assertEqual(os.system('true'), 0)
+
+    def test_python_is_on_path(self):
+        out = subprocess.run(['python', '-c', 'print(6 * 7)'], capture_output=True, text=True)
+        self.assertEqual(out.stdout, '42\n', out.stderr)
+
+    def test_multiprocessing_pool(self):
+        from multiprocessing import Pool
+        with Pool(2) as pool:
+            self.assertEqual(pool.map(abs, [-1, -2, 3]), [1, 2, 3])
+
+    def test_modes_and_times_change_on_its_own_files(self):
+        for path in ['f', '/tmp/g']:
+            open(path, 'w').close()
+            os.chmod(path, 0o600)
+            os.utime(path, (1, 2))
+            self.assertEqual(os.stat(path).st_mtime, 2)
+            shutil.copy2(path, path + '2')
+
+    def test_the_rest_is_read_only(self):
+        with self.assertRaises(OSError) as caught:
+            os.utime('/usr/bin/env', (1, 2))
+        self.assertEqual(caught.exception.errno, errno.EROFS)
+        with self.assertRaises(OSError):
+            os.chmod('/etc/passwd', 0o777)
+        with self.assertRaises(OSError):
+            open('/etc/' + MARK, 'w')
+
+    def test_loopback_works(self):
+        server = socket.socket()
+        server.bind(('127.0.0.1', 0))
+        server.listen(1)
+        client = socket.create_connection(server.getsockname())
+        conn, _ = server.accept()
+        client.sendall(b'ping')
+        self.assertEqual(conn.recv(4), b'ping')
+
+    def test_the_internet_is_unreachable(self):
+        with self.assertRaises(OSError):
+            socket.create_connection(('1.1.1.1', 80), timeout=2)
+
+    def test_its_processes_alone(self):
+        self.assertEqual(os.getpid(), 1)
+        pids = [p for p in os.listdir('/proc') if p.isdigit()]
+        self.assertLess(len(pids), 5, pids)
+
+    def test_a_program_left_running(self):
+        subprocess.Popen(['sleep', '9731'], start_new_session=True)
+"#;
+
+/// The processes on the host whose command line is `sleep 9731`.
+fn sleepers() -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline")).is_ok_and(|c| c == b"sleep\x009731\x00")
+        })
+        .count()
+}
+
+#[test]
+fn a_suites_own_work_succeeds_in_its_container_and_reaches_nothing_of_the_host() {
+    if !container_isolation() {
+        assert!(std::env::var_os("CI").is_none(), "CI gives containers");
+        eprintln!("skipped: this kernel gives no containers here");
+        return;
+    }
+    let mark = std::path::Path::new("/tmp/execscope_container_mark_9731");
+    let _ = std::fs::remove_file(mark);
+    let line = record("BigCodeBench/9200", TESTS, "['os', 'subprocess']");
+    let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
+    if Limits::default().confinement().suite_processes {
+        assert_eq!(
+            (r.outcome, r.passed, r.total),
+            (Outcome::Pass, 10, 10),
+            "{}\n{}",
+            r.detail,
+            r.stderr
+        );
+    } else {
+        // Without a memory group its four methods that start processes fail.
+        assert_eq!((r.passed, r.total), (6, 10), "{}", r.detail);
+        assert!(r.detail.contains("Operation not permitted"), "{}", r.detail);
+    }
+    assert!(r.flags.is_empty(), "{:?}", r.flags);
+    assert!(
+        !mark.exists(),
+        "a write to the container's /tmp reached the host"
+    );
+    assert!(!std::path::Path::new("/etc/execscope_container_mark_9731").exists());
+    assert_eq!(sleepers(), 0, "a program outlived its container");
+}
+
+/// Three children of 1.5 GiB each stay under the 2 GiB address-space limit
+/// one by one; together they pass the container's memory bound, and the
+/// kernel kills one of them.
+const HOGS: &str = r#"import unittest, multiprocessing, time
+
+def hog():
+    data = b'x' * (1536 << 20)
+    time.sleep(3)
+
+class TestCases(unittest.TestCase):
+    def test_three_hogs(self):
+        children = [multiprocessing.Process(target=hog) for _ in range(3)]
+        for c in children:
+            c.start()
+        for c in children:
+            c.join()
+        self.assertTrue(all(c.exitcode == 0 for c in children))
+"#;
+
+#[test]
+fn a_containers_processes_share_one_memory_bound() {
+    if !Limits::default().confinement().suite_processes {
+        eprintln!("skipped: suites start no processes here (no memory group)");
+        return;
+    }
+    let line = record("BigCodeBench/9201", HOGS, "['multiprocessing']");
+    let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
+    assert_ne!(r.outcome, Outcome::Pass, "{}", r.detail);
+}
