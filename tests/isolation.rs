@@ -260,3 +260,68 @@ fn reading_a_file_leaves_no_access_time_for_another_candidate_to_read() {
         assert_eq!(atime(), old, "fast start {fast}: the read left its mark");
     }
 }
+
+/// Starts threads in bursts for three seconds: each burst moves the process
+/// and thread id counter of its pid namespace by a hundred.
+const ID_SENDER: &str = "import threading, time
+def send(seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        burst = [threading.Thread(target=int) for _ in range(100)]
+        for t in burst:
+            t.start()
+        for t in burst:
+            t.join()
+";
+
+/// Watches the ids of the threads it starts, one at a time: true when
+/// something else moved the counter between two of them.
+const ID_RECEIVER: &str = "import threading, time
+def received():
+    seen = []
+    note = lambda: seen.append(threading.get_native_id())
+    end = time.time() + 2
+    while time.time() < end:
+        t = threading.Thread(target=note)
+        t.start()
+        t.join()
+        time.sleep(0.01)
+    return sum(1 for a, b in zip(seen, seen[1:]) if b - a > 1) > 5
+";
+
+#[test]
+fn fast_start_candidates_running_at_once_pass_nothing_through_process_or_thread_ids() {
+    // A fast-start candidate's process and thread ids are its server's pid
+    // namespace's (one per server, which runs one candidate at a time). A
+    // fresh candidate still shares the host's: the route is open there, as
+    // the README says, until a small init can be its namespace's first
+    // process (the candidate itself there would outlive the signals it sends
+    // itself); that half shows the receiver notices.
+    let limits = Limits::default();
+    let timeout = Duration::from_secs(10);
+    for fast in MODES {
+        let received = std::thread::scope(|s| {
+            let sender = s.spawn(|| {
+                let code = format!("{ID_SENDER}send(3)\n");
+                crate::util::run_code_in(fast, &code, &limits, timeout)
+            });
+            std::thread::sleep(Duration::from_millis(300));
+            let receiver = program(ID_RECEIVER, &["received()"]);
+            let r = crate::util::run_mode(fast, &receiver, &limits, timeout);
+            assert_eq!(sender.join().unwrap().outcome, Outcome::Pass);
+            r
+        });
+        let closed = fast;
+        assert_eq!(
+            received.outcome == Outcome::AssertionFail,
+            closed,
+            "fast start {fast}: {received:?}"
+        );
+        // The receiver notices a sender in its own namespace: its own thread.
+        let both = format!(
+            "{ID_SENDER}{ID_RECEIVER}threading.Thread(target=send, args=(3,), daemon=True).start()\n"
+        );
+        let r = crate::util::run_mode(fast, &program(&both, &["received()"]), &limits, timeout);
+        assert_eq!(r.outcome, Outcome::Pass, "fast start {fast}: {r:?}");
+    }
+}

@@ -12,7 +12,16 @@ use std::time::Duration;
 
 use super::Limits;
 use super::confine::Prepared;
-use super::namespaces::{Namespaces, own_user_namespace};
+use super::namespaces::{Namespaces, own_user_namespace, pid_isolation};
+
+/// Whether a fork server under `limits` is the first process of a pid
+/// namespace of its own, which its children (one at a time) share: with the
+/// kernel's confinement, where it can be. (A fresh candidate is not: as the
+/// first process it would outlive the signals it sends itself, which end
+/// a process under plain CPython.)
+fn own_pid_namespace(limits: &Limits) -> bool {
+    limits.confine && pid_isolation()
+}
 
 /// The descriptor of a candidate process's call channel to its judge.
 pub(super) const CALL_FD: RawFd = 3;
@@ -97,7 +106,7 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGKILL,
             rlimits: rlimits(limits, timeout),
-            namespaces: Namespaces::new(limits.no_network, None, own_user_namespace(limits)),
+            namespaces: Namespaces::new(limits.no_network, None, own_user_namespace(limits), false),
             confine: confine.map(Arc::new),
             cgroup: None,
         }
@@ -109,10 +118,12 @@ impl ChildSetup {
     pub(super) fn with_disk(mut self, limits: &Limits, dir: &std::path::Path) -> ChildSetup {
         // A layer of the kernel's confinement: off with it.
         if limits.confinement().disk_tmpfs {
+            let pid = self.clone_flags() & libc::CLONE_NEWPID != 0;
             self.namespaces = Namespaces::new(
                 limits.no_network,
                 limits.disk_bytes.map(|b| (dir, b)),
                 own_user_namespace(limits),
+                pid,
             );
         }
         self
@@ -171,7 +182,12 @@ impl ChildSetup {
             host: unsafe { libc::getpid() },
             death_signal: libc::SIGTERM,
             rlimits: Vec::new(),
-            namespaces: Namespaces::new(limits.no_network, None, own_user_namespace(limits)),
+            namespaces: Namespaces::new(
+                limits.no_network,
+                None,
+                own_user_namespace(limits),
+                own_pid_namespace(limits),
+            ),
             confine: confine.map(Arc::new),
             cgroup: None,
         }

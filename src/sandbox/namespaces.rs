@@ -47,13 +47,15 @@ struct Tmpfs {
 
 impl Namespaces {
     /// What `no_network` and a disk limit of `disk` bytes on `dir` ask for
-    /// (the tmpfs only where this kernel gives it), and with `own_user` a
-    /// user namespace even without them (see [`own_user_namespace`]);
-    /// `None` for nothing.
+    /// (the tmpfs only where this kernel gives it), with `own_user` a user
+    /// namespace even without them (see [`own_user_namespace`]), and with
+    /// `pid` a pid namespace of its own (see [`pid_isolation`]); `None` for
+    /// nothing.
     pub(super) fn new(
         no_network: bool,
         disk: Option<(&Path, u64)>,
         own_user: bool,
+        pid: bool,
     ) -> Option<Namespaces> {
         use std::os::unix::ffi::OsStrExt;
         let tmpfs = disk.filter(|_| disk_isolation()).and_then(|(dir, bytes)| {
@@ -62,14 +64,14 @@ impl Namespaces {
                 options: tmpfs_options(bytes)?,
             })
         });
-        if !no_network && tmpfs.is_none() && !own_user {
+        if !no_network && tmpfs.is_none() && !own_user && !pid {
             return None;
         }
         Some(Namespaces {
             net: no_network,
             user: user_maps(),
             tmpfs,
-            pid: false,
+            pid,
             container: None,
         })
     }
@@ -354,4 +356,17 @@ pub(super) fn probe_container() -> bool {
         ..Namespaces::container(container)
     };
     probe(ns, "a container").is_ok()
+}
+
+/// Whether a fresh candidate can be the first process of a pid namespace of
+/// its own here (as root, or through the user namespace that owns it): its
+/// process and thread ids then count from 1 whatever runs beside it. Checked
+/// once, by `clone` as a candidate is made.
+pub(super) fn pid_isolation() -> bool {
+    static PROBE: OnceLock<bool> = OnceLock::new();
+    *PROBE.get_or_init(|| {
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        cfg!(target_os = "linux") && (root || user_isolation())
+    })
 }

@@ -104,6 +104,28 @@ fn children_of(pid: i32) -> Vec<i32> {
         .unwrap_or_default()
 }
 
+/// The host's number of the child that fork server `server` numbers
+/// `ns_pid` in its own pid namespace (each server is the first process of
+/// one): the server's child whose last `NSpid` is `ns_pid`.
+#[cfg(target_os = "linux")]
+pub(super) fn child_of_server(server: i32, ns_pid: i32) -> Option<i32> {
+    children_of(server).into_iter().find(|&child| {
+        std::fs::read_to_string(format!("/proc/{child}/status"))
+            .ok()
+            .and_then(|status| {
+                let line = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+                line.split_whitespace().last()?.parse::<i32>().ok()
+            })
+            == Some(ns_pid)
+    })
+}
+
+/// A fork server's child has the host's number off Linux (no namespaces).
+#[cfg(not(target_os = "linux"))]
+pub(super) fn child_of_server(_: i32, ns_pid: i32) -> Option<i32> {
+    Some(ns_pid)
+}
+
 /// The session id of process `pid`.
 #[cfg(target_os = "linux")]
 fn session_of(pid: i32) -> Option<i32> {

@@ -135,6 +135,15 @@ impl Side {
             let line: Vec<u8> = self.lines.drain(..=nl).collect();
             match server_line(&line[..nl]) {
                 Some(ServerLine::Pid(pid)) if self.pgid.is_none() => {
+                    // The server numbers it in its own pid namespace.
+                    let host_pid = match self.exit {
+                        Exit::Server { server, .. } => super::reaper::child_of_server(server, pid),
+                        Exit::Child { .. } => Some(pid),
+                    };
+                    let Some(pid) = host_pid else {
+                        lost = true;
+                        continue;
+                    };
                     self.pgid = Some(pid);
                     self.forked_ns = Some(monotonic_ns());
                     if killed {
