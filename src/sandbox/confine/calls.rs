@@ -22,7 +22,7 @@ const REMOVEXATTRAT: libc::c_long = 466;
 /// memory files (`memfd_create`: files in RAM that no disk limit sees),
 /// and changing modes, owners, times and extended attributes (Landlock has
 /// no right for these, so they would reach files outside the candidate's
-/// directory).
+/// directory); among them those a container allows (below).
 pub(super) fn denied() -> Vec<libc::c_long> {
     use libc::*;
     let mut calls = vec![
@@ -75,56 +75,15 @@ pub(super) fn denied() -> Vec<libc::c_long> {
         SYS_syslog,
         SYS_vhangup,
         SYS_fanotify_init,
-        SYS_execveat,
-        SYS_fchmod,
-        SYS_fchmodat,
-        SYS_fchmodat2,
         SYS_fchown,
         SYS_fchownat,
-        SYS_utimensat,
-        SYS_setxattr,
-        SYS_lsetxattr,
-        SYS_fsetxattr,
-        SYS_removexattr,
-        SYS_lremovexattr,
-        SYS_fremovexattr,
-        SETXATTRAT,
-        REMOVEXATTRAT,
-        SYS_shmget,
-        SYS_shmat,
-        SYS_shmctl,
-        SYS_shmdt,
-        SYS_msgget,
-        SYS_msgsnd,
-        SYS_msgrcv,
-        SYS_msgctl,
-        SYS_semget,
-        SYS_semop,
-        SYS_semtimedop,
-        SYS_semctl,
-        SYS_mq_open,
-        SYS_mq_unlink,
-        SYS_mq_timedsend,
-        SYS_mq_timedreceive,
-        SYS_mq_notify,
-        SYS_mq_getsetattr,
         SYS_memfd_create,
         SYS_memfd_secret,
     ];
     #[cfg(target_arch = "x86_64")]
-    calls.extend([
-        SYS_fork,
-        SYS_vfork,
-        SYS_uselib,
-        SYS_iopl,
-        SYS_ioperm,
-        SYS_chmod,
-        SYS_chown,
-        SYS_lchown,
-        SYS_utime,
-        SYS_utimes,
-        SYS_futimesat,
-    ]);
+    calls.extend([SYS_uselib, SYS_iopl, SYS_ioperm, SYS_chown, SYS_lchown]);
+    calls.extend(allowed_in_container());
+    calls.extend(allowed_in_bounded_container());
     calls
 }
 

@@ -181,3 +181,42 @@ fn argument_checks_decide_clone_exec_sockets_and_other_processes() {
         );
     }
 }
+
+#[test]
+fn a_container_allows_modes_and_times_and_with_a_memory_bound_processes() {
+    use libc::*;
+    let rules = |processes| Rules {
+        fork: false,
+        exec_path: None,
+        network: true,
+        filter_signals: false,
+        fd_passing: true,
+        container: true,
+        processes,
+    };
+    let (bounded, unbounded) = (program(&rules(true)), program(&rules(false)));
+    let fork = SIGCHLD as u64;
+    for nr in super::allowed_in_container() {
+        assert_eq!(call(&unbounded, nr, [0; 6]), RET_ALLOW, "call {nr}");
+    }
+    for nr in super::allowed_in_bounded_container() {
+        assert_eq!(call(&unbounded, nr, [0; 6]), DENIED, "call {nr}");
+        assert_eq!(call(&bounded, nr, [0; 6]), RET_ALLOW, "call {nr}");
+    }
+    assert_eq!(call(&unbounded, SYS_clone, [fork, 0, 0, 0, 0, 0]), DENIED);
+    assert_eq!(call(&unbounded, SYS_execve, [1, 0, 0, 0, 0, 0]), DENIED);
+    assert_eq!(call(&bounded, SYS_clone, [fork, 0, 0, 0, 0, 0]), RET_ALLOW);
+    assert_eq!(call(&bounded, SYS_execve, [1, 0, 0, 0, 0, 0]), RET_ALLOW);
+    let new_ns = (CLONE_NEWNS as u64) | fork;
+    assert_eq!(call(&bounded, SYS_clone, [new_ns, 0, 0, 0, 0, 0]), DENIED);
+    for nr in [
+        SYS_mount,
+        SYS_unshare,
+        SYS_setns,
+        SYS_ptrace,
+        SYS_fchownat,
+        SYS_memfd_create,
+    ] {
+        assert_eq!(call(&bounded, nr, [0; 6]), DENIED, "call {nr}");
+    }
+}
