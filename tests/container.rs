@@ -69,6 +69,16 @@ class TestCases(unittest.TestCase):
 
     def test_a_program_left_running(self):
         subprocess.Popen(['sleep', '9731'], start_new_session=True)
+
+    def test_no_socket_file_of_the_host(self):
+        with self.assertRaises(OSError):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect('/var/tmp/' + MARK + '.sock')
+
+    def test_no_watch_on_files_others_open(self):
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.assertEqual(libc.inotify_init1(0), -1)
 "#;
 
 /// The processes on the host whose command line is `sleep 9731`.
@@ -91,19 +101,25 @@ fn a_suites_own_work_succeeds_in_its_container_and_reaches_nothing_of_the_host()
     }
     let mark = std::path::Path::new("/tmp/execscope_container_mark_9731");
     let _ = std::fs::remove_file(mark);
+    // A service of the host's on a socket file the container can see.
+    let sock = std::path::Path::new("/var/tmp/execscope_container_mark_9731.sock");
+    let _ = std::fs::remove_file(sock);
+    let service = std::os::unix::net::UnixListener::bind(sock).unwrap();
+    service.set_nonblocking(true).unwrap();
     let line = record("BigCodeBench/9200", TESTS, "['os', 'subprocess']");
     let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
     if Limits::default().confinement().suite_processes {
         assert_eq!(
             (r.outcome, r.passed, r.total),
-            (Outcome::Pass, 10, 10),
+            (Outcome::Pass, 12, 12),
             "{}\n{}",
             r.detail,
             r.stderr
         );
     } else {
-        // Without a memory group its four methods that start processes fail.
-        assert_eq!((r.passed, r.total), (6, 10), "{}", r.detail);
+        // Without a memory group its four methods that start processes
+        // fail, and so does loopback TCP.
+        assert_eq!((r.passed, r.total), (7, 12), "{}", r.detail);
         assert!(r.detail.contains("Operation not permitted"), "{}", r.detail);
     }
     assert!(r.flags.is_empty(), "{:?}", r.flags);
@@ -113,6 +129,11 @@ fn a_suites_own_work_succeeds_in_its_container_and_reaches_nothing_of_the_host()
     );
     assert!(!std::path::Path::new("/etc/execscope_container_mark_9731").exists());
     assert_eq!(sleepers(), 0, "a program outlived its container");
+    assert!(
+        service.accept().is_err(),
+        "a candidate reached a host socket"
+    );
+    let _ = std::fs::remove_file(sock);
 }
 
 /// Three children of 1.5 GiB each stay under the 2 GiB address-space limit
@@ -143,4 +164,40 @@ fn a_containers_processes_share_one_memory_bound() {
     let line = record("BigCodeBench/9201", HOGS, "['multiprocessing']");
     let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
     assert_ne!(r.outcome, Outcome::Pass, "{}", r.detail);
+}
+
+/// Forty loopback connections, each filled both ways without blocking:
+/// their buffers together stop at the container's bound on TCP buffers
+/// (64 MiB), far below what forty sockets hold unbounded.
+const TCP_FILL: &str = r#"import unittest, socket
+
+class TestCases(unittest.TestCase):
+    def test_fill(self):
+        server = socket.socket()
+        server.bind(('127.0.0.1', 0))
+        server.listen(64)
+        held, sent = [], 0
+        for _ in range(40):
+            a = socket.create_connection(server.getsockname())
+            b, _ = server.accept()
+            held += [a, b]
+            for s in (a, b):
+                s.setblocking(False)
+                try:
+                    while True:
+                        sent += s.send(b'x' * 65536)
+                except OSError:
+                    pass
+        self.assertLess(sent, 128 << 20, sent)
+"#;
+
+#[test]
+fn a_containers_tcp_buffers_are_bounded_together() {
+    if !Limits::default().confinement().suite_processes {
+        eprintln!("skipped: suites have no TCP here (no memory group)");
+        return;
+    }
+    let line = record("BigCodeBench/9202", TCP_FILL, "['socket']");
+    let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
+    assert_eq!(r.outcome, Outcome::Pass, "{}", r.detail);
 }

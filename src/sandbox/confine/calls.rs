@@ -19,6 +19,8 @@ const REMOVEXATTRAT: libc::c_long = 466;
 /// memory, their limits through handles), the kernel's global state (mounts,
 /// namespaces, modules, keys, clocks, BPF, perf), ways around this filter
 /// (io_uring), System V and POSIX message IPC shared with the user's desktop,
+/// watches on files others open too (`inotify`, `fanotify`: a candidate
+/// running beside it could signal through which system file it opens),
 /// memory files (`memfd_create`: files in RAM that no disk limit sees),
 /// and changing modes, owners, times and extended attributes (Landlock has
 /// no right for these, so they would reach files outside the candidate's
@@ -75,6 +77,8 @@ pub(super) fn denied() -> Vec<libc::c_long> {
         SYS_syslog,
         SYS_vhangup,
         SYS_fanotify_init,
+        SYS_inotify_init1,
+        SYS_inotify_add_watch,
         SYS_fchown,
         SYS_fchownat,
         SYS_memfd_create,

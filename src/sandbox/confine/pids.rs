@@ -49,6 +49,10 @@ fn base() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// Bytes of TCP buffers all of a candidate's sockets hold at most (cgroup
+/// v1 does not count them in its memory otherwise).
+pub(crate) const TCP_BUFFERS: u64 = 64 << 20;
+
 /// Whether this host can bound a candidate's memory as a whole.
 pub(crate) fn memory_groups() -> bool {
     memory_base().is_some()
@@ -146,12 +150,19 @@ impl Group {
     /// A cgroup v1 `memory` group holding at most `bytes` of memory and
     /// swap, which the calling thread joins as in [`Group::new_for_thread`]:
     /// all of a candidate's processes together, its tmpfs files and IPC
-    /// included. `None` where that cannot be done.
+    /// included, and at most [`TCP_BUFFERS`] of TCP buffers (which cgroup
+    /// v1 counts only once they are bounded). `None` where that cannot be
+    /// done.
     pub(crate) fn memory_for_thread(bytes: u64) -> Option<Group> {
         let base = memory_base()?;
         let mut settings = vec![("memory.limit_in_bytes", bytes)];
-        if base.join("memory.memsw.limit_in_bytes").exists() {
-            settings.push(("memory.memsw.limit_in_bytes", bytes));
+        for (file, value) in [
+            ("memory.memsw.limit_in_bytes", bytes),
+            ("memory.kmem.tcp.limit_in_bytes", TCP_BUFFERS),
+        ] {
+            if base.join(file).exists() {
+                settings.push((file, value));
+            }
         }
         Group::make(base, &settings).ok()?.joined()
     }

@@ -157,7 +157,7 @@ mod linux {
                 rules: Rules {
                     fork,
                     exec_path: None,
-                    network,
+                    network: status.network,
                     filter_signals: !status.scopes,
                     fd_passing: status.disk_tmpfs || container,
                     container,

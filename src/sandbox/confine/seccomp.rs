@@ -39,7 +39,8 @@ pub(crate) struct Rules {
     /// calls of [`allowed_in_container`].
     pub container: bool,
     /// A container whose memory is bounded as a whole: new processes, any
-    /// exec, and the calls of [`allowed_in_bounded_container`].
+    /// exec, the calls of [`allowed_in_bounded_container`], and TCP on its
+    /// own loopback (see [`loopback_sockets`]).
     pub processes: bool,
 }
 
@@ -156,7 +157,9 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
     for (nr, arg) in own_process_only() {
         out.push((nr, Action::Block(own_process(arg))));
     }
-    if !rules.network {
+    if rules.processes && !rules.network {
+        out.extend(loopback_sockets());
+    } else if !rules.network {
         out.push((
             SYS_socket,
             Action::Block(vec![
@@ -215,6 +218,47 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
     out.sort_by_key(|(nr, _)| *nr);
     out.dedup_by_key(|(nr, _)| *nr);
     out
+}
+
+/// The sockets of a container with its own network namespace: TCP
+/// (`AF_INET`, `AF_INET6` streams) and connected `AF_UNIX` stream pairs
+/// only. No unconnected `AF_UNIX` socket, so nothing can connect to a
+/// socket file of the host's (its view of the filesystem is the host's,
+/// read-only, and connecting is no write); no datagrams, whose buffers no
+/// memory group counts. `connect` and `bind` are allowed: what they can
+/// reach is its own loopback.
+fn loopback_sockets() -> Vec<(libc::c_long, Action)> {
+    use libc::*;
+    vec![
+        (
+            SYS_socket,
+            Action::Block(vec![
+                load(arg_lo(0)),
+                op(JEQ_K, AF_INET as u32, 2, 0),
+                op(JEQ_K, AF_INET6 as u32, 1, 0),
+                errno(EPERM),
+                load(arg_lo(1)),
+                op(AND_K, 0xf, 0, 0),
+                op(JEQ_K, SOCK_STREAM as u32, 1, 0),
+                errno(EPERM),
+                ret(RET_ALLOW),
+            ]),
+        ),
+        (
+            SYS_socketpair,
+            Action::Block(vec![
+                load(arg_lo(0)),
+                op(JEQ_K, AF_UNIX as u32, 1, 0),
+                errno(EPERM),
+                load(arg_lo(1)),
+                op(AND_K, 0xf, 0, 0),
+                op(JEQ_K, SOCK_STREAM as u32, 2, 0),
+                op(JEQ_K, SOCK_SEQPACKET as u32, 1, 0),
+                errno(EPERM),
+                ret(RET_ALLOW),
+            ]),
+        ),
+    ]
 }
 
 /// A jump to block `usize`, patched once the blocks are laid out.

@@ -188,7 +188,7 @@ fn a_container_allows_modes_and_times_and_with_a_memory_bound_processes() {
     let rules = |processes| Rules {
         fork: false,
         exec_path: None,
-        network: true,
+        network: false,
         filter_signals: false,
         fd_passing: true,
         container: true,
@@ -209,6 +209,24 @@ fn a_container_allows_modes_and_times_and_with_a_memory_bound_processes() {
     assert_eq!(call(&bounded, SYS_execve, [1, 0, 0, 0, 0, 0]), RET_ALLOW);
     let new_ns = (CLONE_NEWNS as u64) | fork;
     assert_eq!(call(&bounded, SYS_clone, [new_ns, 0, 0, 0, 0, 0]), DENIED);
+    let (inet, unix) = (AF_INET as u64, AF_UNIX as u64);
+    let (stream, dgram) = (SOCK_STREAM as u64, SOCK_DGRAM as u64);
+    let cases = [
+        (&bounded, SYS_socket, [inet, stream], RET_ALLOW),
+        (&bounded, SYS_socket, [AF_INET6 as u64, stream], RET_ALLOW),
+        (&bounded, SYS_socket, [inet, dgram], DENIED),
+        (&bounded, SYS_socket, [unix, stream], DENIED),
+        (&bounded, SYS_socket, [AF_NETLINK as u64, dgram], DENIED),
+        (&bounded, SYS_socketpair, [unix, stream], RET_ALLOW),
+        (&bounded, SYS_socketpair, [unix, dgram], DENIED),
+        (&bounded, SYS_connect, [3, 0], RET_ALLOW),
+        (&bounded, SYS_bind, [3, 0], RET_ALLOW),
+        (&unbounded, SYS_socket, [inet, stream], DENIED),
+        (&unbounded, SYS_connect, [3, 0], DENIED),
+    ];
+    for (i, (prog, nr, [a, b], want)) in cases.into_iter().enumerate() {
+        assert_eq!(call(prog, nr, [a, b, 0, 0, 0, 0]), want, "case {i}");
+    }
     for nr in [
         SYS_mount,
         SYS_unshare,
