@@ -160,20 +160,7 @@ fn actions(rules: &Rules) -> Vec<(u32, Action)> {
     if rules.processes && !rules.network {
         out.extend(loopback_sockets());
     } else if !rules.network {
-        out.push((
-            SYS_socket,
-            Action::Block(vec![
-                load(arg_lo(0)),
-                op(JEQ_K, AF_UNIX as u32, 1, 0),
-                errno(EPERM),
-                load(arg_lo(1)),
-                op(AND_K, 0xf, 0, 0),
-                op(JEQ_K, SOCK_STREAM as u32, 2, 0),
-                op(JEQ_K, SOCK_SEQPACKET as u32, 1, 0),
-                errno(EPERM),
-                ret(RET_ALLOW),
-            ]),
-        ));
+        out.push((SYS_socket, Action::Block(unix_streams_only())));
         out.push((
             SYS_socketpair,
             Action::Block(vec![
@@ -244,20 +231,24 @@ fn loopback_sockets() -> Vec<(libc::c_long, Action)> {
                 ret(RET_ALLOW),
             ]),
         ),
-        (
-            SYS_socketpair,
-            Action::Block(vec![
-                load(arg_lo(0)),
-                op(JEQ_K, AF_UNIX as u32, 1, 0),
-                errno(EPERM),
-                load(arg_lo(1)),
-                op(AND_K, 0xf, 0, 0),
-                op(JEQ_K, SOCK_STREAM as u32, 2, 0),
-                op(JEQ_K, SOCK_SEQPACKET as u32, 1, 0),
-                errno(EPERM),
-                ret(RET_ALLOW),
-            ]),
-        ),
+        (SYS_socketpair, Action::Block(unix_streams_only())),
+    ]
+}
+
+/// A block allowing `socket` or `socketpair` only for `AF_UNIX` streams
+/// (`SOCK_STREAM`, `SOCK_SEQPACKET`).
+fn unix_streams_only() -> Vec<libc::sock_filter> {
+    use libc::*;
+    vec![
+        load(arg_lo(0)),
+        op(JEQ_K, AF_UNIX as u32, 1, 0),
+        errno(EPERM),
+        load(arg_lo(1)),
+        op(AND_K, 0xf, 0, 0),
+        op(JEQ_K, SOCK_STREAM as u32, 2, 0),
+        op(JEQ_K, SOCK_SEQPACKET as u32, 1, 0),
+        errno(EPERM),
+        ret(RET_ALLOW),
     ]
 }
 
