@@ -358,15 +358,12 @@ pub(super) fn probe_container() -> bool {
     probe(ns, "a container").is_ok()
 }
 
-/// Whether a fresh candidate can be the first process of a pid namespace of
-/// its own here (as root, or through the user namespace that owns it): its
-/// process and thread ids then count from 1 whatever runs beside it. Checked
-/// once, by `clone` as a candidate is made.
+/// Whether a process can be the first of a pid namespace of its own here
+/// (as root, or through the user namespace that owns it, which is probed
+/// once): the ids of the processes and threads in it then count from 1
+/// whatever runs beside it.
 pub(super) fn pid_isolation() -> bool {
-    static PROBE: OnceLock<bool> = OnceLock::new();
-    *PROBE.get_or_init(|| {
-        // SAFETY: geteuid has no preconditions.
-        let root = unsafe { libc::geteuid() } == 0;
-        cfg!(target_os = "linux") && (root || user_isolation())
-    })
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    cfg!(target_os = "linux") && (root || user_isolation())
 }

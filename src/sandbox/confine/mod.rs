@@ -122,25 +122,23 @@ impl Status {
         #[cfg(target_os = "linux")]
         {
             let abi = landlock::abi();
+            let files = enabled && abi >= 1;
+            let seccomp = enabled && seccomp::SUPPORTED && seccomp_available();
+            let suite_container = files && seccomp && super::container_isolation();
             Status {
                 enabled,
                 landlock_abi: abi,
-                files: enabled && abi >= 1,
-                seccomp: enabled && seccomp::SUPPORTED && seccomp_available(),
+                files,
+                seccomp,
                 scopes: enabled && abi >= 6,
                 network,
                 privileges: enabled,
                 threads: ThreadBound::probe(),
                 thread_limit: None,
                 disk_tmpfs: enabled && super::namespaces::disk_isolation(),
-                suite_container: enabled
-                    && abi >= 1
-                    && seccomp::SUPPORTED
-                    && seccomp_available()
-                    && super::container_isolation(),
-                suite_processes: false,
+                suite_container,
+                suite_processes: suite_container && pids::memory_groups(),
             }
-            .with_suite_processes()
         }
         #[cfg(not(target_os = "linux"))]
         Status {
@@ -157,13 +155,6 @@ impl Status {
             suite_container: false,
             suite_processes: false,
         }
-    }
-
-    /// With `suite_processes` as this host gives it.
-    #[cfg(target_os = "linux")]
-    fn with_suite_processes(mut self) -> Status {
-        self.suite_processes = self.suite_container && pids::memory_groups();
-        self
     }
 
     /// The layers missing from full confinement: those this kernel does not

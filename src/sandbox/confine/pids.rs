@@ -38,12 +38,7 @@ fn base() -> Option<&'static Path> {
         ["/sys/fs/cgroup/pids", "/sys/fs/cgroup"]
             .into_iter()
             .map(PathBuf::from)
-            .find(|dir| {
-                let probe = dir.join(format!("execscope-probe-{}", std::process::id()));
-                let usable = std::fs::create_dir(&probe).is_ok() && probe.join("pids.max").exists();
-                let _ = std::fs::remove_dir(&probe);
-                usable
-            })
+            .find(|dir| makes_groups(dir, "pids.max"))
             .inspect(|dir| sweep(dir))
     })
     .as_deref()
@@ -63,17 +58,20 @@ pub(crate) fn memory_groups() -> bool {
 fn memory_base() -> Option<&'static Path> {
     static BASE: OnceLock<Option<PathBuf>> = OnceLock::new();
     BASE.get_or_init(|| {
-        let dir = PathBuf::from("/sys/fs/cgroup/memory");
-        let probe = dir.join(format!("execscope-probe-{}", std::process::id()));
-        let usable =
-            std::fs::create_dir(&probe).is_ok() && probe.join("memory.limit_in_bytes").exists();
-        let _ = std::fs::remove_dir(&probe);
-        usable.then(|| {
-            sweep(&dir);
-            dir
-        })
+        Some(PathBuf::from("/sys/fs/cgroup/memory"))
+            .filter(|dir| makes_groups(dir, "memory.limit_in_bytes"))
+            .inspect(|dir| sweep(dir))
     })
     .as_deref()
+}
+
+/// Whether this process may make a group under `dir` whose controller
+/// shows `file` (a group made and removed at once).
+fn makes_groups(dir: &Path, file: &str) -> bool {
+    let probe = dir.join(format!("execscope-probe-{}", std::process::id()));
+    let usable = std::fs::create_dir(&probe).is_ok() && probe.join(file).exists();
+    let _ = std::fs::remove_dir(&probe);
+    usable
 }
 
 /// Removes the groups of hosts that are gone (killed before they could).
