@@ -3,7 +3,7 @@
 //! reaches the host. Each relaxation is a test method of one suite, so its
 //! detail names what failed; the host's side is checked after the run.
 
-use execscope::sandbox::{Limits, Outcome, container_isolation};
+use execscope::sandbox::{CandidateResult, Limits, Outcome, container_isolation};
 
 use crate::suites::{judge, record};
 
@@ -155,14 +155,23 @@ class TestCases(unittest.TestCase):
         self.assertTrue(all(c.exitcode == 0 for c in children))
 "#;
 
+/// The honest program on a task whose tests are `tests`, where a memory
+/// group bounds a container (its processes and TCP need one); `None`, with
+/// a notice, where none does.
+fn run_where_bounded(id: &str, tests: &str, libs: &str) -> Option<CandidateResult> {
+    if !Limits::default().confinement().suite_processes {
+        eprintln!("skipped: suites start no processes and use no TCP here (no memory group)");
+        return None;
+    }
+    let line = record(id, tests, libs);
+    Some(judge(&line, &["    return a + b\n"]).swap_remove(0))
+}
+
 #[test]
 fn a_containers_processes_share_one_memory_bound() {
-    if !Limits::default().confinement().suite_processes {
-        eprintln!("skipped: suites start no processes here (no memory group)");
+    let Some(r) = run_where_bounded("BigCodeBench/9201", HOGS, "['multiprocessing']") else {
         return;
-    }
-    let line = record("BigCodeBench/9201", HOGS, "['multiprocessing']");
-    let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
+    };
     assert_ne!(r.outcome, Outcome::Pass, "{}", r.detail);
 }
 
@@ -193,11 +202,8 @@ class TestCases(unittest.TestCase):
 
 #[test]
 fn a_containers_tcp_buffers_are_bounded_together() {
-    if !Limits::default().confinement().suite_processes {
-        eprintln!("skipped: suites have no TCP here (no memory group)");
+    let Some(r) = run_where_bounded("BigCodeBench/9202", TCP_FILL, "['socket']") else {
         return;
-    }
-    let line = record("BigCodeBench/9202", TCP_FILL, "['socket']");
-    let r = judge(&line, &["    return a + b\n"]).swap_remove(0);
+    };
     assert_eq!(r.outcome, Outcome::Pass, "{}", r.detail);
 }

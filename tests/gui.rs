@@ -395,18 +395,7 @@ fn big_store(n: usize) -> execscope::store::Store {
                     per_assertion: vec![pass],
                     detail: format!("detail {}", i % 97),
                     duration_ms: (i % 1000) as u64,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    timing: None,
-                    flags: Vec::new(),
-                    fault: None,
-                    rechecks: Vec::new(),
-                    failure: None,
-                    edited: false,
-                    base: None,
-                    integrity: None,
-                    overflow: None,
-                    recorded: None,
+                    ..CandidateResult::not_run("", 1)
                 }),
             }
         })

@@ -20,17 +20,7 @@ fn result(outcome: Outcome, per: &[bool], detail: &str) -> CandidateResult {
         detail: detail.to_owned(),
         duration_ms: 12,
         stdout: "out".into(),
-        stderr: String::new(),
-        timing: None,
-        flags: Vec::new(),
-        fault: None,
-        rechecks: Vec::new(),
-        failure: None,
-        edited: false,
-        base: None,
-        integrity: None,
-        overflow: None,
-        recorded: None,
+        ..CandidateResult::not_run("", per.len())
     }
 }
 
